@@ -1,0 +1,78 @@
+//! Perft: counting the leaves of the game tree, by moves or by complete turns (see shared vectors README).
+
+use crate::movegen::{generate, MoveCounter};
+use crate::position::{Phase, Position};
+use crate::types::Move;
+use crate::variants::{self, Variant};
+
+/// Counts the legal moves now, using bulk counting where no completion test is needed.
+pub fn count_moves(pos: &Position) -> u64 {
+    let bulk = pos.variant() == Variant::Chess || pos.phase() == Phase::Second;
+    if bulk && !(pos.variant().king_capture() && pos.king_captured().is_some()) {
+        let mut c = MoveCounter::default();
+        generate(&pos.gen_input(), &variants::gen_rules(pos), &mut c);
+        c.0
+    } else {
+        pos.legal_moves().len() as u64
+    }
+}
+
+/// Move-unit perft: a ply is one chess move (a Double Move first half counts apart from the same move
+/// played alone).
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 => count_moves(pos),
+        _ => pos
+            .legal_moves()
+            .iter()
+            .map(|&m| perft(&pos.after(m), depth - 1))
+            .sum(),
+    }
+}
+
+/// Turn-unit perft: a ply is one complete turn; from a mid-turn position the first ply completes it.
+pub fn perft_turns(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut nodes = 0;
+    for &m in pos.legal_moves().iter() {
+        let after = pos.after(m);
+        nodes += if after.phase() == Phase::Second {
+            if depth == 1 {
+                count_moves(&after)
+            } else {
+                after
+                    .legal_moves()
+                    .iter()
+                    .map(|&s| perft_turns(&after.after(s), depth - 1))
+                    .sum()
+            }
+        } else {
+            perft_turns(&after, depth - 1)
+        };
+    }
+    nodes
+}
+
+/// The first-level breakdown: each legal move (move unit) or each complete turn (turn unit), with its count.
+pub fn divide(pos: &Position, depth: u32, turns: bool) -> Vec<(Vec<Move>, u64)> {
+    let mut out = Vec::new();
+    if depth == 0 {
+        return out;
+    }
+    for &m in pos.legal_moves().iter() {
+        let after = pos.after(m);
+        if !turns {
+            out.push((vec![m], perft(&after, depth - 1)));
+        } else if after.phase() == Phase::Second {
+            for &s in after.legal_moves().iter() {
+                out.push((vec![m, s], perft_turns(&after.after(s), depth - 1)));
+            }
+        } else {
+            out.push((vec![m], perft_turns(&after, depth - 1)));
+        }
+    }
+    out
+}
