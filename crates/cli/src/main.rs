@@ -3,8 +3,11 @@
 mod bench;
 
 use clap::{Parser, Subcommand};
+use rules::game::{legal_turns, turn_uci};
 use rules::perft::{divide, perft, perft_turns};
+use rules::pgn::read_game;
 use rules::{Position, Variant};
+use std::io::Read;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -36,6 +39,23 @@ enum Command {
         /// Print the count below each first move (or first turn with --turns)
         #[arg(long)]
         divide: bool,
+    },
+    /// List every legal complete turn (from a mid-turn FEN: every completion), one per line, sorted.
+    Turns {
+        #[arg(long, default_value = "chess")]
+        variant: Variant,
+        /// Extended FEN (default: the variant's start position)
+        #[arg(long)]
+        fen: Option<String>,
+    },
+    /// Replay a PGN (or bare movetext) and check every turn; prints the final FEN and the game state.
+    Validate {
+        /// The variant (default: the record's [Variant] tag, else chess)
+        #[arg(long)]
+        variant: Option<Variant>,
+        /// PGN file, or - for standard input
+        #[arg(default_value = "-")]
+        file: String,
     },
     /// Benchmarks that print figures.
     Bench {
@@ -78,7 +98,62 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             println!("{nodes}");
             Ok(ExitCode::SUCCESS)
         }
+        Command::Turns { variant, fen } => {
+            let pos = parse_position(variant, fen.as_deref())?;
+            let mut lines: Vec<String> = legal_turns(&pos).iter().map(|t| turn_uci(t)).collect();
+            lines.sort();
+            for l in lines {
+                println!("{l}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Validate { variant, file } => validate(variant, &file),
         Command::Bench { what } => bench::run(what).map(|_| ExitCode::SUCCESS),
+    }
+}
+
+fn validate(variant: Option<Variant>, file: &str) -> Result<ExitCode, String> {
+    let text = if file == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("reading standard input: {e}"))?;
+        s
+    } else {
+        std::fs::read_to_string(file).map_err(|e| format!("reading {file}: {e}"))?
+    };
+    match read_game(&text, variant) {
+        Ok((rec, game)) => {
+            println!("{}", game.position().fen());
+            let state = match game.outcome() {
+                Some(o) => o.describe(game.variant()),
+                None => {
+                    let mut s = "ongoing".to_string();
+                    if !game.position().at_turn_start() {
+                        s += " (half way through a turn)";
+                    }
+                    if let Some(claim) = game.claimable_draw() {
+                        s += &format!(
+                            "; {} may claim a draw by {}",
+                            game.position().turn().name(),
+                            claim.describe(game.variant())
+                        );
+                    }
+                    s
+                }
+            };
+            match rec.result.as_deref() {
+                Some(r) if r != "*" && game.outcome().is_none_or(|o| o.result() != r) => {
+                    println!("{state}; the record's result {r} was decided off the board")
+                }
+                _ => println!("{state}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            println!("{e}");
+            Ok(ExitCode::from(1))
+        }
     }
 }
 

@@ -5,15 +5,21 @@
 pub mod bitboard;
 pub mod board;
 pub mod fen;
+pub mod game;
 pub mod movegen;
+pub mod notation;
+pub mod outcome;
 pub mod perft;
+pub mod pgn;
 pub mod position;
 pub mod types;
 pub mod variants;
 
 pub use board::Board;
 pub use fen::FenError;
+pub use game::{Game, TurnError, TurnRecord};
 pub use movegen::MoveList;
+pub use outcome::{DrawReason, Outcome, WinReason};
 pub use position::{Phase, Position, TurnState};
 pub use types::{CastlingRights, Color, Move, MoveKind, Piece, Role, Square};
 pub use variants::Variant;
