@@ -240,6 +240,15 @@ impl Game {
             reason,
         };
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        if self.outcome().is_some() {
+            // Name the result, and why the first move would not be legal anyway.
+            let first = parse_move(&start, parts[0]).map_err(|NotationError(r)| fail(r))?;
+            let mut e = self
+                .play_turn(&[first], allow_incomplete)
+                .expect_err("no turn is legal after the end");
+            e.text = text.trim().to_string();
+            return Err(e);
+        }
         let mut pos = start;
         let mut moves = Vec::new();
         for (i, part) in parts.iter().enumerate() {
