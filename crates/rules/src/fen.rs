@@ -180,7 +180,7 @@ fn castling_text(c: CastlingRights) -> String {
 }
 
 fn parse_squares(s: &str) -> Option<Vec<Square>> {
-    if s.is_empty() || s.len() % 2 != 0 || !s.is_ascii() {
+    if s.is_empty() || !s.len().is_multiple_of(2) || !s.is_ascii() {
         return None;
     }
     (0..s.len() / 2)

@@ -341,7 +341,6 @@ fn double_move_rules_refused_with_reasons() {
         "a move may never capture the king",
     );
     // A half may not leave one's own king in check.
-    let fen = "4k3/8/8/8/8/8/4R3/r3K3 w - - 0 1 WB";
     refused(
         Variant::DoubleMove,
         Some("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1 WB"),
