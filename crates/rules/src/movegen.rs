@@ -3,10 +3,11 @@
 //! the pieces a variant's turn state allows to move.
 
 use crate::bitboard::{
-    lsb, more_than_one, squares, tables, Bitboard, RANK_1, RANK_2, RANK_7, RANK_8,
+    lsb, more_than_one, squares, tables, Bitboard, FILE_A, FILE_H, RANK_1, RANK_3, RANK_6, RANK_8,
 };
 use crate::board::Board;
 use crate::types::{CastlingRights, Color, Move, MoveKind, Role, Square};
+use std::mem::MaybeUninit;
 
 /// What the turn rules allow the generator to produce.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +32,17 @@ impl GenRules {
     };
 }
 
+/// A set of pawn moves of one shape, generated at once from bitboard shifts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PawnMoves {
+    /// One-square pushes and captures that do not promote.
+    Plain,
+    /// Two-square pushes.
+    DoublePush,
+    /// Moves onto the last rank: four moves each (queen, rook, bishop, knight).
+    Promotions,
+}
+
 /// Receives generated moves. Returning `true` from a method stops generation (used for existence tests).
 pub trait MoveSink {
     fn add(&mut self, m: Move) -> bool;
@@ -44,11 +56,40 @@ pub trait MoveSink {
         }
         false
     }
+    /// Pawn moves onto every square of `targets`, each from the square `delta` below it (in square
+    /// index units, so `to - delta` is the origin).
+    #[inline]
+    fn add_pawn_moves(&mut self, targets: Bitboard, delta: i8, shape: PawnMoves) -> bool {
+        for to in squares(targets) {
+            let from = Square((to.0 as i8 - delta) as u8);
+            let stop = match shape {
+                PawnMoves::Plain => self.add(Move::normal(from, to)),
+                PawnMoves::DoublePush => self.add(Move::new(from, to, MoveKind::DoublePush)),
+                PawnMoves::Promotions => push_promotions(self, from, to),
+            };
+            if stop {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+#[inline]
+fn push_promotions<S: MoveSink + ?Sized>(sink: &mut S, from: Square, to: Square) -> bool {
+    for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+        if sink.add(Move::new(from, to, MoveKind::Promotion(r))) {
+            return true;
+        }
+    }
+    false
 }
 
 /// A fixed-capacity move list (Double Move Chess can list each move twice).
 pub struct MoveList {
-    moves: [Move; 512],
+    /// Only `moves[..len]` is initialised (a list is created at every interior perft node, so the
+    /// 2 KiB array is not zeroed).
+    moves: [MaybeUninit<Move>; MoveList::CAPACITY],
     len: usize,
 }
 
@@ -58,17 +99,36 @@ impl Default for MoveList {
     }
 }
 
+impl Clone for MoveList {
+    fn clone(&self) -> Self {
+        let mut l = MoveList::new();
+        for &m in self.as_slice() {
+            l.push(m);
+        }
+        l
+    }
+}
+
+impl std::fmt::Debug for MoveList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
 impl MoveList {
+    const CAPACITY: usize = 512;
+
     #[inline]
     pub fn new() -> MoveList {
         MoveList {
-            moves: [Move::normal(Square(0), Square(0)); 512],
+            moves: [MaybeUninit::uninit(); MoveList::CAPACITY],
             len: 0,
         }
     }
     #[inline]
     pub fn push(&mut self, m: Move) {
-        self.moves[self.len] = m;
+        // Indexing panics on overflow, so `len` never exceeds the capacity.
+        self.moves[self.len] = MaybeUninit::new(m);
         self.len += 1;
     }
     #[inline]
@@ -81,19 +141,22 @@ impl MoveList {
     }
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        // SAFETY: `moves[..len]` has been written by `push` or `retain` (every write below `len` is
+        // initialised), `len <= CAPACITY`, and `MaybeUninit<Move>` has the layout of `Move`.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr() as *const Move, self.len) }
     }
     #[inline]
     pub fn clear(&mut self) {
         self.len = 0;
     }
     /// Keeps only the moves for which `keep` is true.
+    #[inline]
     pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
         let mut j = 0;
         for i in 0..self.len {
-            let m = self.moves[i];
+            let m = self.as_slice()[i];
             if keep(m) {
-                self.moves[j] = m;
+                self.moves[j] = MaybeUninit::new(m);
                 j += 1;
             }
         }
@@ -130,6 +193,16 @@ impl MoveSink for MoveCounter {
         self.0 += targets.count_ones() as u64;
         false
     }
+    #[inline]
+    fn add_pawn_moves(&mut self, targets: Bitboard, _delta: i8, shape: PawnMoves) -> bool {
+        let n = targets.count_ones() as u64;
+        self.0 += if shape == PawnMoves::Promotions {
+            4 * n
+        } else {
+            n
+        };
+        false
+    }
 }
 
 /// Stops at the first move: answers "is there any move?".
@@ -144,6 +217,13 @@ impl MoveSink for AnyMove {
     }
     #[inline]
     fn add_targets(&mut self, _from: Square, targets: Bitboard) -> bool {
+        if targets != 0 {
+            self.0 = true;
+        }
+        self.0
+    }
+    #[inline]
+    fn add_pawn_moves(&mut self, targets: Bitboard, _delta: i8, _shape: PawnMoves) -> bool {
         if targets != 0 {
             self.0 = true;
         }
@@ -190,25 +270,6 @@ macro_rules! emit {
             return true;
         }
     };
-}
-
-#[inline]
-fn push_pawn_move<S: MoveSink>(
-    sink: &mut S,
-    from: Square,
-    to: Square,
-    promo_rank: Bitboard,
-) -> bool {
-    if to.bb() & promo_rank != 0 {
-        for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-            if sink.add(Move::new(from, to, MoveKind::Promotion(r))) {
-                return true;
-            }
-        }
-        false
-    } else {
-        sink.add(Move::normal(from, to))
-    }
 }
 
 /// Generates the moves allowed by `rules` into `sink`. Returns true if the sink stopped generation.
@@ -296,33 +357,18 @@ pub fn generate<S: MoveSink>(input: &GenInput<'_>, rules: &GenRules, sink: &mut 
         }
     }
 
-    // Pawns.
+    // Pawns: the unpinned ones all at once by shifts, pinned ones one by one along their pin line.
     let pawns = board.role(Role::Pawn) & movable;
     if pawns != 0 {
-        let (promo_rank, start_rank, up): (Bitboard, Bitboard, i8) = match us {
-            Color::White => (RANK_8, RANK_2, 8),
-            Color::Black => (RANK_1, RANK_7, -8),
-        };
-        let empty = !occ;
         let capturable = their & not_own;
-        for from in squares(pawns) {
-            let allowed = target & restrict(from);
-            let one = Square((from.0 as i8 + up) as u8);
-            if one.bb() & empty != 0 {
-                if one.bb() & allowed != 0 && push_pawn_move(sink, from, one, promo_rank) {
-                    return true;
-                }
-                if from.bb() & start_rank != 0 {
-                    let two = Square((one.0 as i8 + up) as u8);
-                    if two.bb() & empty & allowed != 0 {
-                        emit!(sink, Move::new(from, two, MoveKind::DoublePush));
-                    }
-                }
-            }
-            for to in squares(t.pawn(us, from) & capturable & allowed) {
-                if push_pawn_move(sink, from, to, promo_rank) {
-                    return true;
-                }
+        let free = pawns & !pinned;
+        if free != 0 && gen_pawn_set(us, free, occ, capturable, target, sink) {
+            return true;
+        }
+        for from in squares(pawns & pinned) {
+            let allowed = target & t.line(ksq, from);
+            if gen_pawn_set(us, from.bb(), occ, capturable, allowed, sink) {
+                return true;
             }
         }
         if rules.en_passant {
@@ -336,6 +382,58 @@ pub fn generate<S: MoveSink>(input: &GenInput<'_>, rules: &GenRules, sink: &mut 
         }
     }
     false
+}
+
+/// Pushes and captures (not en passant) of the pawns `pawns` of `us`, onto squares of `allowed` only.
+#[inline]
+fn gen_pawn_set<S: MoveSink>(
+    us: Color,
+    pawns: Bitboard,
+    occ: Bitboard,
+    capturable: Bitboard,
+    allowed: Bitboard,
+    sink: &mut S,
+) -> bool {
+    let empty = !occ;
+    // Shifts towards the opponent's side: `up` moves one rank forward, `left`/`right` capture towards
+    // the a-file / h-file; the deltas are the square differences `to - from`.
+    let (promo_rank, third_rank) = match us {
+        Color::White => (RANK_8, RANK_3),
+        Color::Black => (RANK_1, RANK_6),
+    };
+    #[inline(always)]
+    fn fwd(us: Color, bb: Bitboard, n: u32) -> Bitboard {
+        match us {
+            Color::White => bb << n,
+            Color::Black => bb >> n,
+        }
+    }
+    let (d_up, d_left, d_right): (i8, i8, i8) = match us {
+        Color::White => (8, 7, 9),
+        Color::Black => (-8, -9, -7),
+    };
+    let (s_left, s_right) = match us {
+        Color::White => (7, 9),
+        Color::Black => (9, 7),
+    };
+    let one = fwd(us, pawns, 8) & empty;
+    let two = fwd(us, one & third_rank, 8) & empty & allowed;
+    let one = one & allowed;
+    let left = fwd(us, pawns & !FILE_A, s_left) & capturable & allowed;
+    let right = fwd(us, pawns & !FILE_H, s_right) & capturable & allowed;
+    if (one | left | right) & promo_rank != 0 {
+        for (bb, d) in [(one, d_up), (left, d_left), (right, d_right)] {
+            if sink.add_pawn_moves(bb & promo_rank, d, PawnMoves::Promotions) {
+                return true;
+            }
+        }
+    }
+    for (bb, d) in [(one, d_up), (left, d_left), (right, d_right)] {
+        if sink.add_pawn_moves(bb & !promo_rank, d, PawnMoves::Plain) {
+            return true;
+        }
+    }
+    sink.add_pawn_moves(two, 2 * d_up, PawnMoves::DoublePush)
 }
 
 fn gen_castling<S: MoveSink>(

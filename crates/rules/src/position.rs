@@ -46,7 +46,8 @@ pub struct MoveEffects {
     pub landed: Bitboard,
     /// The en passant square the opponent could legally use if the turn passed now.
     pub ep_for_opponent: Option<Square>,
-    /// Whether the move gives check to the opponent's king.
+    /// Whether the move gives check to the opponent's king. Computed only where the turn rules use it
+    /// (the first move of a Two Move Chess normal turn); false elsewhere.
     pub gives_check: bool,
 }
 
@@ -395,7 +396,9 @@ impl Position {
             promotion: mv.promotion(),
             landed,
             ep_for_opponent,
-            gives_check: self.board.king_attacked(us.other()),
+            gives_check: self.variant == Variant::TwoMove
+                && self.state.phase == Phase::Start
+                && self.board.king_attacked(us.other()),
         }
     }
 
