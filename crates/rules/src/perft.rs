@@ -1,20 +1,13 @@
 //! Perft: counting the leaves of the game tree, by moves or by complete turns (see shared vectors README).
 
-use crate::movegen::{generate, MoveCounter};
 use crate::position::{Phase, Position};
 use crate::types::Move;
-use crate::variants::{self, Variant};
+use crate::variants;
 
-/// Counts the legal moves now, using bulk counting where no completion test is needed.
+/// Counts the legal moves now, in bulk (completion tests only where they can fail).
+#[inline]
 pub fn count_moves(pos: &Position) -> u64 {
-    let bulk = pos.variant() == Variant::Chess || pos.phase() == Phase::Second;
-    if bulk && !(pos.variant().king_capture() && pos.king_captured().is_some()) {
-        let mut c = MoveCounter::default();
-        generate(&pos.gen_input(), &variants::gen_rules(pos), &mut c);
-        c.0
-    } else {
-        pos.legal_moves().len() as u64
-    }
+    variants::count_legal(pos)
 }
 
 /// Move-unit perft: a ply is one chess move (a Double Move first half counts apart from the same move

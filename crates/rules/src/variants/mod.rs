@@ -3,6 +3,7 @@
 //! A first move is kept only if the turn it begins can be completed.
 
 mod chess;
+mod completion;
 mod double_move;
 mod twinmove;
 mod two_move;
@@ -10,6 +11,7 @@ mod two_move;
 use crate::movegen::{generate, AnyMove, GenRules, MoveList};
 use crate::position::{MoveEffects, Phase, Position, TurnState};
 use crate::types::Move;
+pub(crate) use completion::count_legal;
 use std::fmt;
 use std::str::FromStr;
 
@@ -180,10 +182,16 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut MoveList) {
     if pos.state.phase == Phase::Second {
         return;
     }
-    if pos.variant == Variant::DoubleMove {
+    let double = pos.variant == Variant::DoubleMove;
+    if double {
         double_move::add_double_starts(pos, out);
     }
-    if pos.variant != Variant::Chess {
-        out.retain(|m| completable(&pos.after(m)));
+    let tested = completion::tested_squares(pos);
+    if tested != 0 {
+        out.retain(|m| {
+            m.from().bb() & tested == 0
+                || (double && !m.starts_double())
+                || completion::first_move_completable(pos, m)
+        });
     }
 }
