@@ -57,10 +57,33 @@ enum Command {
         #[arg(default_value = "-")]
         file: String,
     },
-    /// Benchmarks that print figures.
+    /// Run the engine on standard input/output (UCI dialect, see docs/protocol.md).
+    Uci {
+        /// Strength: 1 random, 2 greedy, 3-7 limited search, 8 full strength
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=8))]
+        level: u8,
+    },
+    /// Analyse a position: the best lines with scores.
+    Analyse {
+        #[arg(long, default_value = "chess")]
+        variant: Variant,
+        /// Extended FEN (default: the variant's start position)
+        #[arg(long)]
+        fen: Option<String>,
+        /// Search depth in moves
+        #[arg(long, conflicts_with = "movetime")]
+        depth: Option<i32>,
+        /// Thinking time in milliseconds (default 2000 when no depth is given)
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Number of lines
+        #[arg(long, default_value_t = 1)]
+        multipv: usize,
+    },
+    /// Benchmarks that print figures: without a subcommand, a fixed search over a fixed position set.
     Bench {
         #[command(subcommand)]
-        what: bench::BenchCommand,
+        what: Option<bench::BenchCommand>,
     },
 }
 
@@ -108,7 +131,70 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate { variant, file } => validate(variant, &file),
-        Command::Bench { what } => bench::run(what).map(|_| ExitCode::SUCCESS),
+        Command::Bench { what: Some(what) } => bench::run(what).map(|_| ExitCode::SUCCESS),
+        Command::Bench { what: None } => {
+            engine::bench::run(&mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Uci { level } => {
+            let out: engine::uci::Output =
+                std::sync::Arc::new(std::sync::Mutex::new(Box::new(std::io::stdout())));
+            engine::uci::run(std::io::stdin().lock(), out, engine::levels::Level(level));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Analyse {
+            variant,
+            fen,
+            depth,
+            movetime,
+            multipv,
+        } => {
+            let pos = parse_position(variant, fen.as_deref())?;
+            let game = rules::Game::new(pos);
+            let mut searcher = engine::search::Searcher::new(64);
+            let limits = engine::search::Limits {
+                depth,
+                multipv,
+                soft_time: movetime
+                    .or(depth.is_none().then_some(2000))
+                    .map(std::time::Duration::from_millis),
+                hard_time: movetime.map(std::time::Duration::from_millis),
+                ..Default::default()
+            };
+            let mut last = None;
+            let result = searcher.search(&game, &limits, &mut |r| {
+                last = Some(r.clone());
+                eprintln!(
+                    "depth {} nodes {} time {} ms",
+                    r.depth,
+                    r.nodes,
+                    r.elapsed.as_millis()
+                );
+            });
+            let Some(report) = last else {
+                println!(
+                    "no legal move: {}",
+                    game.outcome()
+                        .map_or("game over".to_string(), |o| o.describe(variant))
+                );
+                return Ok(ExitCode::SUCCESS);
+            };
+            for (i, line) in report.lines.iter().enumerate() {
+                let score = match engine::search::mate_in_turns(&pos, line) {
+                    Some(n) => format!("mate {n}"),
+                    None => format!("{:+.2}", line.score as f64 / 100.0),
+                };
+                println!(
+                    "{}. {score}  {}",
+                    i + 1,
+                    engine::uci::format_line(&pos, &line.moves)
+                );
+            }
+            if let Some(r) = result {
+                println!("best turn: {}", turn_uci(&r.turn));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

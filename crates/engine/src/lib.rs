@@ -1,0 +1,10 @@
+//! doublemove engine: search, evaluation, time management, strength levels and the UCI dialect for
+//! orthodox chess, Two Move, Double Move and Twinmove Chess. See docs/engine.md and docs/protocol.md.
+
+pub mod bench;
+pub mod eval;
+pub mod levels;
+pub mod search;
+pub mod timeman;
+pub mod tt;
+pub mod uci;
