@@ -222,7 +222,7 @@ impl Searcher {
             }
             let complete = !self.aborted;
             if !lines.is_empty() && (complete || best.is_none()) {
-                lines.sort_by(|a, b| b.score.cmp(&a.score));
+                lines.sort_by_key(|l| std::cmp::Reverse(l.score));
                 info(&Report {
                     depth,
                     seldepth: self.seldepth,
@@ -327,7 +327,7 @@ impl Searcher {
             .drain(..)
             .map(|m| (self.order_score(root, m, prev_best.or(tt_best), 0), m))
             .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_by_key(|e| std::cmp::Reverse(e.0));
         let mut alpha = -INF;
         let beta = INF;
         let mut best_pv = Vec::new();
@@ -509,7 +509,7 @@ impl Searcher {
             .iter()
             .map(|&m| (self.order_score(pos, m, tt_move, ply), m))
             .collect();
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         let original_alpha = *alpha;
         let mut best_score = -INF;
         let mut best_move = None;
@@ -608,7 +608,7 @@ impl Searcher {
             .filter(|&m| in_check || (is_tactical(pos, m) && !m.starts_double()))
             .map(|m| (self.order_score(pos, m, None, ply.min(MAX_PLY)), m))
             .collect();
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         for &(_, m) in &scored {
             let child = pos.after(m);
             self.nodes += 1;

@@ -16,7 +16,7 @@ pub fn allocate(clock: &Clock, overhead: Duration) -> (Duration, Duration) {
         return (Duration::MAX, Duration::MAX);
     };
     let left = time.saturating_sub(overhead);
-    let turns = clock.moves_to_go.unwrap_or(30).clamp(1, 60) as u32;
+    let turns = clock.moves_to_go.unwrap_or(30).clamp(1, 60);
     let base = left / turns + clock.increment * 3 / 4;
     let soft = base.min(left / 3);
     let hard = (base * 3).min(left / 2).max(soft);

@@ -1,0 +1,310 @@
+//! Engine tests: mates in one and two turns per variant within a node budget (each mating line is
+//! replayed through the rules crate), determinism, levels, and the UCI dialect driven end to end.
+
+use engine::levels::{greedy_turn, random_turn, Level};
+use engine::search::{mate_in_turns, Limits, Line, Searcher};
+use engine::uci::{Output, UciEngine};
+use rules::game::{legal_turns, Game};
+use rules::{Position, Variant};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+const MATES: &[(Variant, &str, i32)] = &[
+    (Variant::Chess, "6k1/5ppp/8/8/8/8/1R6/R5K1 w - - 0 1", 1),
+    (Variant::Chess, "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2),
+    (Variant::TwoMove, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1 T", 1),
+    (Variant::TwoMove, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1 R", 1),
+    (Variant::TwoMove, "k7/1p6/8/8/8/1K6/8/7R w - - 0 1 T", 2),
+    (
+        Variant::DoubleMove,
+        "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+        1,
+    ),
+    (Variant::DoubleMove, "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1 WB", 1),
+    (Variant::DoubleMove, "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1 --", 2),
+    (Variant::Twinmove, "4k3/8/8/8/8/8/8/4QK2 w - - 0 1 T", 1),
+    (Variant::Twinmove, "k7/8/8/8/8/8/8/1R2K2R w - - 0 1 T", 2),
+];
+
+fn search(
+    variant: Variant,
+    fen: &str,
+    limits: Limits,
+) -> (Position, engine::search::SearchResult, Vec<Line>) {
+    let pos = Position::from_fen(variant, fen).unwrap();
+    let mut s = Searcher::new(16);
+    let mut lines = Vec::new();
+    let r = s
+        .search(&Game::new(pos), &limits, &mut |rep| {
+            lines = rep.lines.clone()
+        })
+        .expect("a legal move exists");
+    (pos, r, lines)
+}
+
+#[test]
+fn finds_mates_in_one_and_two_turns_within_a_node_budget() {
+    for &(variant, fen, turns) in MATES {
+        let limits = Limits {
+            nodes: Some(3_000_000),
+            ..Limits::default()
+        };
+        let (pos, r, lines) = search(variant, fen, limits);
+        let n = mate_in_turns(&pos, &lines[0]);
+        assert_eq!(
+            n,
+            Some(turns),
+            "{variant} {fen}: pv {:?} score {}",
+            r.pv,
+            r.score
+        );
+        // Replay the mating line: it must be legal and end the game in the root side's favour.
+        let mut game = Game::new(pos);
+        for &m in &r.pv {
+            if game.outcome().is_some() {
+                break;
+            }
+            game.play(m)
+                .unwrap_or_else(|e| panic!("{variant} {fen}: {m} {e}"));
+        }
+        assert_eq!(
+            game.outcome().and_then(|o| o.winner()),
+            Some(pos.turn()),
+            "{variant} {fen}: {:?}",
+            r.pv
+        );
+        // The turn to play is the PV's first complete turn.
+        assert_eq!(&r.pv[..r.turn.len()], &r.turn[..]);
+    }
+}
+
+#[test]
+fn the_double_move_seed_mate_is_the_best_turn() {
+    let (_, r, _) = search(
+        Variant::DoubleMove,
+        "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+        Limits {
+            depth: Some(4),
+            ..Limits::default()
+        },
+    );
+    assert_eq!(rules::game::turn_uci(&r.turn), "b3g8,g8h7");
+}
+
+#[test]
+fn search_is_deterministic() {
+    for variant in Variant::ALL {
+        let limits = Limits {
+            depth: Some(5),
+            ..Limits::default()
+        };
+        let fen = Position::start(variant).fen();
+        let (_, a, _) = search(variant, &fen, limits.clone());
+        let (_, b, _) = search(variant, &fen, limits);
+        assert_eq!(
+            (a.nodes, &a.turn, a.score),
+            (b.nodes, &b.turn, b.score),
+            "{variant}"
+        );
+        assert!(
+            legal_turns(&Position::start(variant)).contains(&a.turn),
+            "{variant}"
+        );
+    }
+}
+
+#[test]
+fn multipv_gives_distinct_first_moves_sorted_by_score() {
+    let (_, _, lines) = search(
+        Variant::TwoMove,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 R",
+        Limits {
+            depth: Some(3),
+            multipv: 4,
+            ..Limits::default()
+        },
+    );
+    assert_eq!(lines.len(), 4);
+    for w in lines.windows(2) {
+        assert!(w[0].score >= w[1].score);
+        assert_ne!(w[0].moves[0], w[1].moves[0]);
+    }
+}
+
+#[test]
+fn levels_play_legal_turns_and_greedy_takes_material() {
+    for variant in Variant::ALL {
+        let g = Game::new(Position::start(variant));
+        let legal = legal_turns(g.position());
+        for seed in 1..20 {
+            assert!(legal.contains(&random_turn(&g, seed).unwrap()));
+        }
+        assert!(legal.contains(&greedy_turn(&g, 7).unwrap()));
+    }
+    // A hanging queen is taken.
+    let pos = Position::from_fen(Variant::Chess, "4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1").unwrap();
+    let t = greedy_turn(&Game::new(pos), 3).unwrap();
+    assert_eq!(rules::game::turn_uci(&t), "d1d5");
+    assert!(Level(1).chooser().is_some());
+    assert!(Level(8).chooser().is_none());
+}
+
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn uci_session(commands: &[&str]) -> Vec<String> {
+    let buf = Buffer::default();
+    let out: Output = Arc::new(Mutex::new(Box::new(buf.clone())));
+    let mut e = UciEngine::new(out, Level::default());
+    for c in commands {
+        if !e.handle(c) {
+            break;
+        }
+    }
+    // Let a search finish by itself before quitting (quit stops it).
+    let searching = commands
+        .iter()
+        .any(|c| c.starts_with("go ") && !c.contains("perft") && !c.contains("depth x"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while searching && std::time::Instant::now() < deadline {
+        if String::from_utf8_lossy(&buf.0.lock().unwrap()).contains("bestmove") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    e.handle("quit");
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    text.lines().map(str::to_string).collect()
+}
+
+fn bestmove(lines: &[String]) -> String {
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| l.strip_prefix("bestmove ").map(str::to_string))
+        .expect("a bestmove line")
+}
+
+#[test]
+fn uci_handshake_and_options() {
+    let out = uci_session(&["uci", "isready"]);
+    assert!(out.iter().any(|l| l.starts_with("id name doublemove")));
+    assert!(out
+        .iter()
+        .any(|l| l.contains("option name UCI_Variant type combo") && l.contains("var twinmove")));
+    assert!(out.iter().any(|l| l == "uciok"));
+    assert_eq!(out.last().map(String::as_str), Some("readyok"));
+}
+
+#[test]
+fn uci_positions_take_whole_turns_and_single_moves() {
+    let out = uci_session(&[
+        "setoption name UCI_Variant value two-move",
+        "position startpos moves e2e4 c7c5,d7d6 g1f3 f1b5",
+        "d",
+    ]);
+    let fen = out
+        .iter()
+        .find_map(|l| l.strip_prefix("info string fen "))
+        .unwrap();
+    assert_eq!(
+        fen,
+        "rnbqkbnr/pp2pppp/3p4/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 1 2 T"
+    );
+    // An illegal turn is refused with a reason and the position is left as it was.
+    let out = uci_session(&[
+        "setoption name UCI_Variant value two-move",
+        "position startpos moves e2e4,d2d4",
+        "d",
+    ]);
+    assert!(out
+        .iter()
+        .any(|l| l.starts_with("info string error:") && l.contains("response move")));
+    assert!(out.iter().any(|l| l.ends_with("w KQkq - 0 1 R")));
+}
+
+#[test]
+fn uci_go_returns_a_whole_legal_turn() {
+    for variant in ["two-move", "double-move", "twinmove", "chess"] {
+        let out = uci_session(&[
+            &format!("setoption name UCI_Variant value {variant}"),
+            "position startpos",
+            "go depth 3",
+        ]);
+        let bm = bestmove(&out);
+        let v: Variant = variant.parse().unwrap();
+        let mut g = Game::new(Position::start(v));
+        g.play_turn_text(&bm, false)
+            .unwrap_or_else(|e| panic!("{variant}: {bm}: {e}"));
+        assert!(out
+            .iter()
+            .any(|l| l.starts_with("info depth 3 ") && l.contains(" pv ")));
+    }
+    let out = uci_session(&[
+        "setoption name UCI_Variant value double-move",
+        "position fen r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+        "go depth 4",
+    ]);
+    assert_eq!(bestmove(&out), "b3g8,g8h7");
+    assert!(out.iter().any(|l| l.contains("score mate 1")));
+}
+
+#[test]
+fn uci_clock_and_stop() {
+    let out = uci_session(&[
+        "setoption name UCI_Variant value twinmove",
+        "position startpos",
+        "go wtime 300 btime 300 winc 0 binc 0",
+    ]);
+    let bm = bestmove(&out);
+    assert!(bm.contains(','), "{bm}");
+    // `stop` ends an infinite search at once with a legal turn.
+    let buf = Buffer::default();
+    let out: Output = Arc::new(Mutex::new(Box::new(buf.clone())));
+    let mut e = UciEngine::new(out, Level::default());
+    e.handle("position startpos");
+    e.handle("go infinite");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    e.handle("stop");
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let bm = bestmove(&lines);
+    assert!(Position::start(Variant::Chess)
+        .is_legal(rules::notation::parse_uci(&Position::start(Variant::Chess), &bm).unwrap()));
+}
+
+#[test]
+fn uci_perft_and_bad_input() {
+    let out = uci_session(&[
+        "setoption name UCI_Variant value two-move",
+        "position startpos",
+        "go perft 2",
+    ]);
+    assert_eq!(out.last().map(String::as_str), Some("Nodes searched: 400"));
+    let out = uci_session(&[
+        "position fen not a fen",
+        "go depth x",
+        "setoption name UCI_Variant value nonsense",
+        "setoption name Hash value 0",
+        "frobnicate",
+        "isready",
+    ]);
+    assert_eq!(
+        out.iter()
+            .filter(|l| l.starts_with("info string error"))
+            .count(),
+        5,
+        "{out:?}"
+    );
+    assert_eq!(out.last().map(String::as_str), Some("readyok"));
+}
