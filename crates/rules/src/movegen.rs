@@ -292,10 +292,7 @@ pub fn generate<S: MoveSink>(input: &GenInput<'_>, rules: &GenRules, sink: &mut 
     let king = board.king(us);
     let safety = rules.king_safety && king.is_some();
     let (checkers, pinned) = match king {
-        Some(ksq) if safety => (
-            board.attackers_to(ksq, occ) & their,
-            board.blockers_of_king(us),
-        ),
+        Some(ksq) if safety => checkers_and_pinned(board, us, ksq, occ, own, their),
         _ => (0, 0),
     };
 
@@ -382,6 +379,36 @@ pub fn generate<S: MoveSink>(input: &GenInput<'_>, rules: &GenRules, sink: &mut 
         }
     }
     false
+}
+
+/// The enemy pieces giving check to `us`'s king on `ksq`, and `us`'s pieces pinned to it.
+#[inline(always)]
+fn checkers_and_pinned(
+    board: &Board,
+    us: Color,
+    ksq: Square,
+    occ: Bitboard,
+    own: Bitboard,
+    their: Bitboard,
+) -> (Bitboard, Bitboard) {
+    let t = tables();
+    let rq = (board.role(Role::Rook) | board.role(Role::Queen)) & their;
+    let bq = (board.role(Role::Bishop) | board.role(Role::Queen)) & their;
+    let mut checkers = (t.knight(ksq) & board.role(Role::Knight) & their)
+        | (t.pawn(us, ksq) & board.role(Role::Pawn) & their);
+    // Enemy sliders seen from the king through our own pieces: each is a checker (nothing between) or
+    // pins the single own piece between.
+    let snipers = (t.rook(ksq, their) & rq) | (t.bishop(ksq, their) & bq);
+    let mut pinned = 0;
+    for s in squares(snipers) {
+        let b = t.between(ksq, s) & occ;
+        if b == 0 {
+            checkers |= s.bb();
+        } else if !more_than_one(b) {
+            pinned |= b;
+        }
+    }
+    (checkers, pinned & own)
 }
 
 /// Pushes and captures (not en passant) of the pawns `pawns` of `us`, onto squares of `allowed` only.

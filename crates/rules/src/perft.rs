@@ -1,5 +1,6 @@
 //! Perft: counting the leaves of the game tree, by moves or by complete turns (see shared vectors README).
 
+use crate::movegen::MoveList;
 use crate::position::{Phase, Position};
 use crate::types::Move;
 use crate::variants;
@@ -16,11 +17,21 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => count_moves(pos),
-        _ => pos
-            .legal_moves()
-            .iter()
-            .map(|&m| perft(&pos.after(m), depth - 1))
-            .sum(),
+        _ => {
+            let mut list = MoveList::new();
+            variants::legal_moves(pos, &mut list);
+            let mut nodes = 0;
+            if depth == 2 {
+                for &m in list.iter() {
+                    nodes += count_moves(&pos.after(m));
+                }
+            } else {
+                for &m in list.iter() {
+                    nodes += perft(&pos.after(m), depth - 1);
+                }
+            }
+            nodes
+        }
     }
 }
 

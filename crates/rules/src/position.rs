@@ -252,6 +252,7 @@ impl Position {
 
     /// Every legal move now: for Two Move, Double Move and Twinmove Chess only moves that can begin
     /// (or complete) a legal turn. Double Move Chess lists a move twice when it may also begin a Double Move.
+    #[inline]
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
         variants::legal_moves(self, &mut list);
@@ -275,14 +276,15 @@ impl Position {
         let us = self.turn;
         let before = self.state;
         let first_half_reset = variants::first_half_reset(self);
-        self.hash ^= state_key(&before);
         if let Some(ep) = self.ep_square.take() {
             self.hash ^= zobrist::EP_FILE[ep.file() as usize];
         }
         let fx = self.apply_board(mv);
         let next = variants::transition(self, mv, &fx);
-        self.state = next.state;
-        self.hash ^= state_key(&self.state);
+        if next.state != before {
+            self.hash ^= state_key(&before) ^ state_key(&next.state);
+            self.state = next.state;
+        }
 
         if self.variant.clock_counts_turns() {
             if next.passes {
@@ -322,6 +324,7 @@ impl Position {
     }
 
     /// The position after `mv` (copy-make).
+    #[inline]
     pub fn after(&self, mv: Move) -> Position {
         let mut p = *self;
         p.play_unchecked(mv);

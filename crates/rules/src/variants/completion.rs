@@ -47,7 +47,17 @@ pub(super) fn first_move_completable(pos: &Position, m: Move) -> bool {
 }
 
 /// The number of legal moves in `pos` (as [`super::legal_moves`] lists them), counted in bulk.
+#[inline]
 pub(crate) fn count_legal(pos: &Position) -> u64 {
+    if pos.variant == Variant::Chess {
+        let mut c = MoveCounter::default();
+        generate(&pos.gen_input(), &GenRules::LEGAL, &mut c);
+        return c.0;
+    }
+    count_legal_variant(pos)
+}
+
+fn count_legal_variant(pos: &Position) -> u64 {
     if pos.variant.king_capture() && pos.king_captured().is_some() {
         return 0;
     }

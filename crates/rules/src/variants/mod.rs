@@ -130,6 +130,7 @@ impl FromStr for Variant {
 }
 
 /// What the generator may produce in `pos` for the variant's current phase.
+#[inline]
 pub(crate) fn gen_rules(pos: &Position) -> GenRules {
     match pos.variant {
         Variant::Chess => GenRules::LEGAL,
