@@ -1,6 +1,7 @@
 //! The `doublemove` command line: perft, turn listing, game validation and benchmarks.
 
 mod bench;
+mod match_runner;
 
 use clap::{Parser, Subcommand};
 use rules::game::{legal_turns, turn_uci};
@@ -85,6 +86,8 @@ enum Command {
         #[command(subcommand)]
         what: Option<bench::BenchCommand>,
     },
+    /// Play two engines against each other (game pairs, clocks, Elo, SPRT); see docs/match.md.
+    Match(match_runner::MatchArgs),
 }
 
 fn parse_position(variant: Variant, fen: Option<&str>) -> Result<Position, String> {
@@ -131,6 +134,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate { variant, file } => validate(variant, &file),
+        Command::Match(args) => match_runner::run(args),
         Command::Bench { what: Some(what) } => bench::run(what).map(|_| ExitCode::SUCCESS),
         Command::Bench { what: None } => {
             engine::bench::run(&mut std::io::stdout());
