@@ -121,7 +121,7 @@ impl MoveList {
     #[inline]
     pub fn new() -> MoveList {
         MoveList {
-            moves: [MaybeUninit::uninit(); MoveList::CAPACITY],
+            moves: [const { MaybeUninit::uninit() }; MoveList::CAPACITY],
             len: 0,
         }
     }

@@ -21,13 +21,18 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
             let mut list = MoveList::new();
             variants::legal_moves(pos, &mut list);
             let mut nodes = 0;
+            let mut child = *pos;
             if depth == 2 {
                 for &m in list.iter() {
-                    nodes += count_moves(&pos.after(m));
+                    child.copy_from(pos);
+                    child.play_unchecked(m);
+                    nodes += count_moves(&child);
                 }
             } else {
                 for &m in list.iter() {
-                    nodes += perft(&pos.after(m), depth - 1);
+                    child.copy_from(pos);
+                    child.play_unchecked(m);
+                    nodes += perft(&child, depth - 1);
                 }
             }
             nodes
