@@ -400,9 +400,13 @@ fn report(
         let p = elo::pentanomial(t.penta).expect("pairs were counted");
         let nelo =
             sprt::normalized_elo(t.penta).map_or(String::new(), |x| format!(", nElo {x:+.1}"));
+        let shown = if t.pairs() >= 2 {
+            p.display()
+        } else {
+            "? (one pair is too few)".to_string()
+        };
         println!(
-            "Elo difference: {} (95%, pentanomial, {} pairs){nelo}",
-            p.display(),
+            "Elo difference: {shown} (95%, pentanomial, {} pairs){nelo}",
             t.pairs()
         );
         println!("Pentanomial [0, 1/2, 1, 3/2, 2]: {:?}", t.penta);

@@ -72,8 +72,12 @@ pub enum Termination {
     ClaimableDraw(DrawReason),
     /// The length limit in turns, adjudicated a draw.
     MaxLength(usize),
-    /// The flag fell; a draw if the opponent could not win.
-    Time { loser: Color, detail: String },
+    /// The flag fell; a draw (`drawn`) if the opponent could not win.
+    Time {
+        loser: Color,
+        drawn: bool,
+        detail: String,
+    },
     /// An illegal or unreadable turn.
     Illegal { loser: Color, detail: String },
     /// The engine crashed, closed its pipes, or did not answer.
@@ -95,7 +99,11 @@ impl Termination {
     /// The engine at fault, for the loss counts: `(loser, kind)` with kind time/illegal/crash.
     pub fn fault(&self) -> Option<(Color, &'static str)> {
         match self {
-            Termination::Time { loser, .. } => Some((*loser, "time")),
+            Termination::Time {
+                loser,
+                drawn: false,
+                ..
+            } => Some((*loser, "time")),
             Termination::Illegal { loser, .. } => Some((*loser, "illegal")),
             Termination::Crash { loser, .. } => Some((*loser, "crash")),
             _ => None,
@@ -110,6 +118,9 @@ impl Termination {
                 r.describe(variant).into()
             }
             Termination::MaxLength(_) => "maximum length".into(),
+            Termination::Time { drawn: true, .. } => DrawReason::TimeoutVsInsufficientMaterial
+                .describe(variant)
+                .into(),
             Termination::Time { .. } => "time forfeit".into(),
             Termination::Illegal { .. } => "illegal turn".into(),
             Termination::Crash { .. } => "crash / no answer".into(),
@@ -298,6 +309,7 @@ pub fn play_game(
                 Some(o),
                 Termination::Time {
                     loser: side,
+                    drawn: o.winner().is_none(),
                     detail: d.clone(),
                 },
                 d,
