@@ -88,6 +88,14 @@ enum Command {
     },
     /// Play two engines against each other (game pairs, clocks, Elo, SPRT); see docs/match.md.
     Match(match_runner::MatchArgs),
+    /// Run the game server (HTTP API, WebSockets, SQLite archive); see docs/api.md.
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: String,
+        /// SQLite database file (created if missing)
+        #[arg(long, default_value = "doublemove.db")]
+        db: std::path::PathBuf,
+    },
 }
 
 fn parse_position(variant: Variant, fen: Option<&str>) -> Result<Position, String> {
@@ -135,6 +143,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Validate { variant, file } => validate(variant, &file),
         Command::Match(args) => match_runner::run(args),
+        Command::Serve { addr, db } => tokio::runtime::Runtime::new()
+            .map_err(|e| e.to_string())?
+            .block_on(server::serve(&addr, &db))
+            .map(|_| ExitCode::SUCCESS)
+            .map_err(|e| format!("{e:#}")),
         Command::Bench { what: Some(what) } => bench::run(what).map(|_| ExitCode::SUCCESS),
         Command::Bench { what: None } => {
             engine::bench::run(&mut std::io::stdout());
