@@ -174,6 +174,17 @@ impl Game {
 
     /// Plays a whole turn. With `allow_incomplete`, a turn may stop half way (the end of a record).
     pub fn play_turn(&mut self, moves: &[Move], allow_incomplete: bool) -> Result<(), TurnError> {
+        self.play_turn_inner(moves, allow_incomplete, false)
+    }
+
+    /// `unfinished`: the record says the turn goes on after these moves (a trailing comma), which in
+    /// Double Move Chess makes a lone first move the first half of a Double Move.
+    fn play_turn_inner(
+        &mut self,
+        moves: &[Move],
+        allow_incomplete: bool,
+        unfinished: bool,
+    ) -> Result<(), TurnError> {
         let start = *self.position();
         let mut pos = start;
         let mut text: Vec<String> = Vec::new();
@@ -198,7 +209,7 @@ impl Game {
         for (i, &m) in moves.iter().enumerate() {
             let m = if start.variant() == Variant::DoubleMove
                 && i == 0
-                && moves.len() >= 2
+                && (moves.len() >= 2 || unfinished)
                 && start.phase() == Phase::Start
             {
                 m.as_double_start()
@@ -239,7 +250,16 @@ impl Game {
             text: text.trim().to_string(),
             reason,
         };
-        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let mut parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let unfinished = parts.len() > 1 && parts.last() == Some(&"");
+        if unfinished {
+            if !allow_incomplete {
+                return Err(fail(
+                    "the turn is incomplete: a move must follow the comma".into(),
+                ));
+            }
+            parts.pop();
+        }
         if self.outcome().is_some() {
             // Name the result, and why the first move would not be legal anyway.
             let first = parse_move(&start, parts[0]).map_err(|NotationError(r)| fail(r))?;
@@ -274,7 +294,7 @@ impl Game {
             let mv = parse_move(&pos, part).map_err(|NotationError(r)| fail(r))?;
             moves.push(mv);
         }
-        self.play_turn(&moves, allow_incomplete)
+        self.play_turn_inner(&moves, allow_incomplete, unfinished)
     }
 }
 

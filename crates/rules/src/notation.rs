@@ -96,6 +96,10 @@ pub fn role_name(r: Role) -> &'static str {
 /// SAN of `mv` in `pos`, with `+` (the opponent's king attacked) and `#` (the move ends the game by
 /// checkmate). The Double Move flag does not show in SAN.
 pub fn san(pos: &Position, mv: Move) -> String {
+    // A move the pieces cannot make at all has no SAN; its UCI text names it.
+    if !candidate_moves(pos).contains(mv.chess_move()) {
+        return mv.uci();
+    }
     let mut s = san_plain(pos, mv);
     let after = pos.after(mv);
     let mover = pos.turn();

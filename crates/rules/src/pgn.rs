@@ -187,8 +187,16 @@ pub fn parse_pgn(text: &str) -> Result<PgnRecord, PgnError> {
                     rec.result = Some(rest.replace('½', "1/2"));
                     continue;
                 }
-                let rest = rest.trim_end_matches(',');
-                rec.turns.push((rest.to_string(), None));
+                // An unfinished last turn keeps its trailing comma (`e4,`), which may have swallowed
+                // the result token after it.
+                let mut turn = rest.to_string();
+                for r in ["1-0", "0-1", "1/2-1/2", "½-½", "*"] {
+                    if let Some(prefix) = rest.strip_suffix(r).filter(|p| p.ends_with(',')) {
+                        turn = prefix.to_string();
+                        rec.result = Some(r.replace('½', "1/2"));
+                    }
+                }
+                rec.turns.push((turn, None));
             }
         }
     }
@@ -294,8 +302,14 @@ pub fn write_pgn(game: &Game, tags: &[(String, String)], comments: &[Option<Stri
         }
         line.push_str(w);
     };
-    for (i, turn) in game.turns().iter().enumerate() {
-        let san = game.turn_san(turn);
+    let unfinished = !game.position().at_turn_start();
+    let turns = game.turns();
+    for (i, turn) in turns.iter().enumerate() {
+        let mut san = game.turn_san(turn);
+        if unfinished && i + 1 == turns.len() {
+            // The turn goes on: in Double Move Chess this says the first half began a Double Move.
+            san.push(',');
+        }
         let word = if turn.color == Color::White {
             format!("{}.{san}", turn.fullmove)
         } else if i == 0 {

@@ -666,9 +666,6 @@ proptest! {
 
     /// As `turn_mutated` without skipping the inputs of the known bug.
     #[test]
-    #[ignore = "bug: Game::play_turn_text panics on a move text that names a move impossible on the \
-        board (e1g1 with no rook on h1, e2e2, en passant with no victim): play_turn calls san(), which \
-        plays the move with after(), before checking it"]
     fn turn_mutated_unguarded(s in mutated(seed_turns())) {
         check_turn_text(&move_positions(), &s, false)?
     }
@@ -696,16 +693,12 @@ proptest! {
 
     /// As `pgn_mutated` without skipping the inputs of the known bug.
     #[test]
-    #[ignore = "bug: read_game panics on a turn that names a move impossible on the board (the fixed \
-        seed does not reach one; other seeds can), e.g. \
-        `1.e2e2 *` (see impossible_move_text_panics)"]
     fn pgn_mutated_unguarded(s in mutated(seed_pgns())) { check_pgn(&s, false)? }
 }
 
 /// The smallest inputs of the known bug, each of which panics in `Position::after` (position.rs,
 /// "a piece on the from square" / "en passant victim") instead of returning an error.
 #[test]
-#[ignore = "bug: play_turn_text / read_game / san panic on moves impossible on the board"]
 fn impossible_move_text_panics() {
     let cases: &[(Variant, &str, &str)] = &[
         // Castling with no rook on h1: parse_uci makes e1g1 a castle from the king alone.

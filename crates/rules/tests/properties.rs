@@ -372,8 +372,6 @@ proptest! {
     #[test]
     fn two_move_pgn((s, p) in input(Variant::TwoMove)) { prop_pgn(s, p, false)? }
     #[test]
-    #[ignore = "bug: a game that ends between the halves of a Double Move is written as a plain \
-        single-move turn (`1.e4 *`), so read_game replays it without the Double Move"]
     fn double_move_pgn((s, p) in input(Variant::DoubleMove)) { prop_pgn(s, p, false)? }
     /// The same property for Double Move games cut back to a turn boundary (passes).
     #[test]
@@ -393,7 +391,6 @@ fn start_fens_parse() {
 /// The smallest case of the `double_move_pgn` failure: White activates the Double Move with 1.e4 and the
 /// record ends there.
 #[test]
-#[ignore = "bug: an unfinished Double Move is written as `1.e4 *` and read back as a single move"]
 fn double_move_unfinished_turn_pgn() {
     let mut game = Game::new(Position::start(Variant::DoubleMove));
     let e4 = rules::notation::parse_uci(game.position(), "e2e4").unwrap();
