@@ -58,7 +58,21 @@ impl EloEstimate {
         if err.is_finite() {
             format!("{:+.1} ± {:.1}", self.elo, err)
         } else {
-            format!("{:+.1} ± inf", self.elo)
+            let end = |x: f64| {
+                if x.is_finite() {
+                    format!("{x:+.1}")
+                } else if x > 0.0 {
+                    "+inf".into()
+                } else {
+                    "-inf".into()
+                }
+            };
+            format!(
+                "{:+.1} ± inf [{}, {}]",
+                self.elo,
+                end(self.lower),
+                end(self.upper)
+            )
         }
     }
 }
@@ -161,7 +175,10 @@ mod tests {
         assert_eq!(trinomial(3, 0, 0).unwrap().display(), "+inf");
         assert_eq!(trinomial(0, 0, 3).unwrap().display(), "-inf");
         // 3 W 1 D: the upper end of the interval passes a score of 1.
-        assert!(trinomial(3, 1, 0).unwrap().display().ends_with("± inf"));
+        assert_eq!(
+            trinomial(3, 1, 0).unwrap().display(),
+            "+338.0 ± inf [+117.4, +inf]"
+        );
         assert_eq!(trinomial(60, 20, 20).unwrap().display(), "+147.2 ± 66.0");
     }
 }
