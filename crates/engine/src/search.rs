@@ -253,7 +253,7 @@ impl Searcher {
         }
         let (lines, depth) = best?;
         let pv = lines[0].moves.clone();
-        let turn = self.complete_turn(&root, &pv);
+        let turn = self.complete_turn(&root, &pv, depth);
         Some(SearchResult {
             turn,
             score: lines[0].score,
@@ -263,37 +263,26 @@ impl Searcher {
         })
     }
 
-    /// The whole turn that begins with the PV's first move.
-    fn complete_turn(&mut self, root: &Position, pv: &[Move]) -> Vec<Move> {
+    /// The whole turn that begins with the PV's first move. If the PV stops half way through the turn,
+    /// the rest of the turn gets a search of its own.
+    fn complete_turn(&mut self, root: &Position, pv: &[Move], depth: i32) -> Vec<Move> {
         let mut turn = vec![pv[0]];
         let mut pos = root.after(pv[0]);
         let mut k = 1;
         while pos.turn() == root.turn() && !pos.legal_moves().is_empty() {
             let legal = pos.legal_moves();
-            let next = pv
-                .get(k)
-                .copied()
-                .filter(|m| legal.contains(*m))
-                .or_else(|| {
-                    self.tt
-                        .probe(pos.hash())
-                        .and_then(|e| e.best)
-                        .filter(|m| legal.contains(*m))
-                })
-                .unwrap_or_else(|| {
-                    // Best static reply: the move whose resulting evaluation is highest.
-                    *legal
-                        .iter()
-                        .max_by_key(|&&m| {
-                            let a = pos.after(m);
-                            if a.turn() == pos.turn() {
-                                evaluate(&a)
-                            } else {
-                                -evaluate(&a)
-                            }
-                        })
-                        .expect("non-empty")
-                });
+            let next = match pv.get(k).copied().filter(|m| legal.contains(*m)) {
+                Some(m) => m,
+                None => {
+                    self.aborted = false;
+                    self.limits = Limits {
+                        nodes: Some(self.nodes + 200_000),
+                        ..Limits::default()
+                    };
+                    let (_, line) = self.root(&pos, (depth - 1).max(1), &[], None);
+                    line.first().copied().unwrap_or(legal.as_slice()[0])
+                }
+            };
             turn.push(next);
             pos = pos.after(next);
             k += 1;
@@ -488,7 +477,8 @@ impl Searcher {
         let key = pos.hash();
         let entry = self.tt.probe(key);
         let tt_move = entry.and_then(|e| e.best);
-        if let Some(e) = entry {
+        let pv_node = beta - *alpha > 1;
+        if let Some(e) = entry.filter(|_| !pv_node) {
             if e.depth as i32 >= *depth {
                 let s = score_from_tt(e.score, ply);
                 let cut = match e.bound {
