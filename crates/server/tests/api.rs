@@ -1,0 +1,643 @@
+//! End to end: a real server on a loopback port with a temporary SQLite file, spoken to over HTTP,
+//! NDJSON and WebSocket sockets.
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use server::{Config, Server};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+struct T {
+    srv: Server,
+    base: String,
+    http: reqwest::Client,
+}
+
+async fn start(db: &Path) -> T {
+    let srv = server::start(Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        db: db.to_path_buf(),
+    })
+    .await
+    .expect("server starts");
+    let base = format!("http://{}", srv.addr);
+    T {
+        srv,
+        base,
+        http: reqwest::Client::new(),
+    }
+}
+
+fn temp_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    (dir, db)
+}
+
+impl T {
+    async fn send(&self, req: reqwest::RequestBuilder, token: Option<&str>) -> (u16, Value) {
+        let req = match token {
+            Some(t) => req.bearer_auth(t),
+            None => req,
+        };
+        let resp = req.send().await.expect("request");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        let v = serde_json::from_str(&text)
+            .unwrap_or_else(|_| panic!("not JSON (status {status}): {text}"));
+        (status, v)
+    }
+    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+        let req = self.http.post(format!("{}{path}", self.base)).json(&body);
+        self.send(req, token).await
+    }
+    async fn get(&self, path: &str) -> (u16, Value) {
+        self.send(self.http.get(format!("{}{path}", self.base)), None)
+            .await
+    }
+    async fn text(&self, path: &str) -> String {
+        let r = self.http.get(format!("{}{path}", self.base)).send().await;
+        r.unwrap().text().await.unwrap()
+    }
+    /// Creates a game; returns (id, creator's token, response).
+    async fn create(&self, body: Value) -> (String, String, Value) {
+        let (s, v) = self.post("/api/games", None, body).await;
+        assert_eq!(s, 201, "{v}");
+        (
+            v["id"].as_str().unwrap().to_string(),
+            v["token"].as_str().unwrap().to_string(),
+            v,
+        )
+    }
+    /// A game between two people: (id, white token, black token).
+    async fn human_game(&self, mut body: Value) -> (String, String, String) {
+        body["color"] = json!("white");
+        let (id, white, v) = self.create(body).await;
+        assert_eq!(v["game"]["status"], "waiting");
+        let invite = v["invite"].as_str().unwrap();
+        let (s, j) = self
+            .post(
+                &format!("/api/games/{id}/join"),
+                None,
+                json!({ "invite": invite }),
+            )
+            .await;
+        assert_eq!(s, 200, "{j}");
+        assert_eq!(j["color"], "black");
+        assert_eq!(j["game"]["status"], "started");
+        (id, white, j["token"].as_str().unwrap().to_string())
+    }
+    async fn mv(&self, id: &str, token: &str, body: Value) -> Value {
+        let (s, v) = self
+            .post(&format!("/api/games/{id}/move"), Some(token), body.clone())
+            .await;
+        assert_eq!(s, 200, "move {body}: {v}");
+        v
+    }
+    async fn wait_for(&self, id: &str, what: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..200 {
+            let (_, g) = self.get(&format!("/api/games/{id}")).await;
+            if what(&g) {
+                return g;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("condition not reached for game {id}");
+    }
+    fn ws_url(&self, path: &str) -> String {
+        format!("{}{path}", self.base.replace("http://", "ws://"))
+    }
+}
+
+#[tokio::test]
+async fn chess_fools_mate_between_two_people_and_token_checks() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let (id, w, b) = t.human_game(json!({"variant": "chess"})).await;
+    let g = t.mv(&id, &w, json!({"move": "f2f3"})).await;
+    assert_eq!(g["turn"], "black");
+    assert_eq!(g["legal"]["dests"]["e7"], json!(["e6", "e5"]));
+    // The wrong player, an unknown token, no token.
+    let path = format!("/api/games/{id}/move");
+    let (s, e) = t.post(&path, Some(&w), json!({"move": "e2e4"})).await;
+    assert_eq!(s, 409);
+    assert!(
+        e["error"].as_str().unwrap().contains("not your turn"),
+        "{e}"
+    );
+    let (s, e) = t
+        .post(&path, Some("feedface"), json!({"move": "e7e5"}))
+        .await;
+    assert_eq!(s, 403, "{e}");
+    let (s, _) = t.post(&path, None, json!({"move": "e7e5"})).await;
+    assert_eq!(s, 401);
+    t.mv(&id, &b, json!({"move": "e7e5"})).await;
+    t.mv(&id, &w, json!({"move": "g2g4"})).await;
+    let g = t.mv(&id, &b, json!({"move": "d8h4"})).await;
+    assert_eq!(g["status"], "finished");
+    assert_eq!(g["result"], "0-1");
+    assert_eq!(g["reason"], "checkmate");
+    assert_eq!(g["winner"], "black");
+    assert_eq!(g["check"], true);
+    let sans: Vec<&str> = g["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["san"].as_str().unwrap())
+        .collect();
+    assert_eq!(sans, ["f3", "e5", "g4", "Qh4#"]);
+    let (s, e) = t.post(&path, Some(&w), json!({"move": "e2e4"})).await;
+    assert_eq!(s, 409, "{e}");
+    let pgn = t.text(&format!("/api/games/{id}/pgn")).await;
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    assert!(pgn.contains("1.f3 e5 2.g4 Qh4# 0-1"), "{pgn}");
+    let (_, list) = t.get("/api/games?status=finished").await;
+    assert!(list["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["id"] == id.as_str()));
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn twinmove_king_capture_over_websocket() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let (id, w, b) = t.human_game(json!({"variant": "twinmove"})).await;
+    let (mut watcher, _) =
+        tokio_tungstenite::connect_async(t.ws_url(&format!("/api/games/{id}/ws")))
+            .await
+            .unwrap();
+    let first: Value = match watcher.next().await.unwrap().unwrap() {
+        Message::Text(s) => serde_json::from_str(&s).unwrap(),
+        m => panic!("{m:?}"),
+    };
+    assert_eq!(first["type"], "gameFull");
+    let (mut white, _) =
+        tokio_tungstenite::connect_async(t.ws_url(&format!("/api/games/{id}/ws?token={w}")))
+            .await
+            .unwrap();
+    white.next().await.unwrap().unwrap(); // gameFull
+                                          // White plays its turn move by move over the socket; a watcher cannot move.
+    watcher
+        .send(Message::Text(
+            json!({"type": "move", "move": "e7e5"}).to_string().into(),
+        ))
+        .await
+        .unwrap();
+    for m in ["e2e4", "d1h5"] {
+        white
+            .send(Message::Text(
+                json!({"type": "move", "move": m}).to_string().into(),
+            ))
+            .await
+            .unwrap();
+    }
+    // Black's whole turn over HTTP as a turn string, then White captures the king.
+    t.wait_for(&id, |g| g["turn"] == "black").await;
+    t.mv(&id, &b, json!({"turn": "f7f5,g8f6"})).await;
+    white
+        .send(Message::Text(
+            json!({"type": "move", "move": "h5e8"}).to_string().into(),
+        ))
+        .await
+        .unwrap();
+    let mut saw_error = false;
+    let mut last = Value::Null;
+    while let Some(Ok(Message::Text(s))) = watcher.next().await {
+        let v: Value = serde_json::from_str(&s).unwrap();
+        if v["type"] == "error" {
+            saw_error = true;
+            assert_eq!(v["status"], 401);
+            continue;
+        }
+        let over = v["status"] == "finished";
+        last = v;
+        if over {
+            break;
+        }
+    }
+    assert!(saw_error, "the watcher's move was refused");
+    assert_eq!(last["reason"], "king_captured");
+    assert_eq!(last["result"], "1-0");
+    let kinds: Vec<&str> = last["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["double", "double", "normal"]);
+    assert_eq!(last["turns"][0]["uci"], "e2e4,d1h5");
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn double_move_seed_mate_against_the_engine_over_websocket() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let fen = "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB";
+    let (id, w, v) = t
+        .create(
+            json!({"variant": "double-move", "fen": fen, "opponent": "engine",
+                       "level": 3, "color": "white"}),
+        )
+        .await;
+    let g = &v["game"];
+    assert_eq!(g["double_move"], json!({"white": true, "black": true}));
+    assert!(g["legal"]["double_dests"]["b3"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("g8")));
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async(t.ws_url(&format!("/api/games/{id}/ws?token={w}")))
+            .await
+            .unwrap();
+    ws.next().await.unwrap().unwrap();
+    ws.send(Message::Text(
+        json!({"type": "move", "move": "b3g8", "double": true})
+            .to_string()
+            .into(),
+    ))
+    .await
+    .unwrap();
+    let half: Value = match ws.next().await.unwrap().unwrap() {
+        Message::Text(s) => serde_json::from_str(&s).unwrap(),
+        m => panic!("{m:?}"),
+    };
+    assert_eq!(half["phase"], "second");
+    assert_eq!(half["turn"], "white");
+    assert_eq!(half["double_move"]["white"], false);
+    assert!(half["legal"]["dests"]["g8"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("h7")));
+    assert!(half["legal"].get("double_dests").is_none());
+    ws.send(Message::Text(
+        json!({"type": "move", "move": "g8h7"}).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let end: Value = match ws.next().await.unwrap().unwrap() {
+        Message::Text(s) => serde_json::from_str(&s).unwrap(),
+        m => panic!("{m:?}"),
+    };
+    assert_eq!(end["status"], "finished");
+    assert_eq!(end["reason"], "checkmate");
+    assert_eq!(end["turns"][0]["san"], "Qg8+,Qh7#");
+    assert_eq!(end["turns"][0]["kind"], "double");
+    let pgn = t.text(&format!("/api/games/{id}/pgn")).await;
+    assert!(pgn.contains("[Variant \"Double Move Chess\"]"), "{pgn}");
+    assert!(pgn.contains(&format!("[FEN \"{fen}\"]")), "{pgn}");
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn two_move_checkmate_from_a_fen_and_engine_replies() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let fen = "7k/8/8/6K1/8/8/8/R7 w - - 0 1 T";
+    let (id, w, b) = t
+        .human_game(json!({"variant": "two-move", "fen": fen}))
+        .await;
+    let (s, e) = t
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&w),
+            json!({"move": "g5g6"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{e}");
+    assert_eq!(e["phase"], "second");
+    // The same piece may not move again in a two move turn: the rules crate's reason is passed on.
+    let (s, e) = t
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&w),
+            json!({"move": "g6g5"}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("illegal move g6g5: "),
+        "{e}"
+    );
+    let _ = b;
+    let g = t.mv(&id, &w, json!({"move": "a1a8"})).await;
+    assert_eq!(g["reason"], "checkmate");
+    assert_eq!(g["turns"][0]["san"], "Kg6,Ra8#");
+    assert_eq!(g["turns"][0]["kind"], "normal");
+
+    // Against the engine from the start: the engine (white) opens with a response move turn.
+    let (id, tok, _) = t
+        .create(json!({"variant": "two-move", "opponent": "engine", "level": 2, "color": "black"}))
+        .await;
+    let g = t.wait_for(&id, |g| g["turn"] == "black").await;
+    assert_eq!(g["turns"][0]["kind"], "response");
+    assert_eq!(g["phase"], "start");
+    let any = g["legal"]["dests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    let mv = format!("{}{}", any.0, any.1[0].as_str().unwrap());
+    let g = t.mv(&id, &tok, json!({"move": mv})).await;
+    assert!(g["phase"] == "second" || g["turn"] == "white", "{g}");
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn takebacks_against_the_engine_and_between_people() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let (id, tok, _) = t
+        .create(json!({"variant": "chess", "opponent": "engine", "level": 1, "color": "white"}))
+        .await;
+    t.mv(&id, &tok, json!({"move": "e2e4"})).await;
+    t.wait_for(&id, |g| g["moves"].as_array().unwrap().len() == 2)
+        .await;
+    let (s, g) = t
+        .post(
+            &format!("/api/games/{id}/takeback/propose"),
+            Some(&tok),
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, 200, "{g}");
+    assert_eq!(g["moves"], json!([]));
+    assert_eq!(g["takebacks_used"]["white"], 1);
+    assert_eq!(g["takebacks"][0]["from_ply"], 2);
+    assert_eq!(g["takebacks"][0]["to_ply"], 0);
+
+    let (id, w, b) = t.human_game(json!({"variant": "chess"})).await;
+    t.mv(&id, &w, json!({"move": "e2e4"})).await;
+    t.mv(&id, &b, json!({"move": "e7e5"})).await;
+    let tb = |a: &str| format!("/api/games/{id}/takeback/{a}");
+    let (s, g) = t.post(&tb("propose"), Some(&b), json!({})).await;
+    assert_eq!(s, 200);
+    assert_eq!(g["offers"]["takeback"], "black");
+    let (s, _) = t.post(&tb("decline"), Some(&w), json!({})).await;
+    assert_eq!(s, 200);
+    let (s, _) = t.post(&tb("accept"), Some(&w), json!({})).await;
+    assert_eq!(s, 409);
+    t.post(&tb("propose"), Some(&b), json!({})).await;
+    let (s, g) = t.post(&tb("accept"), Some(&w), json!({})).await;
+    assert_eq!(s, 200, "{g}");
+    assert_eq!(g["moves"], json!(["e2e4"]));
+    assert_eq!(g["turn"], "black");
+    assert_eq!(g["takebacks_used"], json!({"white": 0, "black": 1}));
+    // Draw by agreement.
+    let (_, g) = t
+        .post(&format!("/api/games/{id}/draw/offer"), Some(&b), json!({}))
+        .await;
+    assert_eq!(g["offers"]["draw"], "black");
+    let (_, g) = t
+        .post(&format!("/api/games/{id}/draw/accept"), Some(&w), json!({}))
+        .await;
+    assert_eq!(g["result"], "1/2-1/2");
+    assert_eq!(g["reason"], "agreement");
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn flag_fall_is_seen_without_a_move_and_streamed() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let (id, w, b) = t
+        .human_game(json!({"variant": "chess", "clock": {"limit": 0.4, "increment": 0}}))
+        .await;
+    t.mv(&id, &w, json!({"move": "e2e4"})).await;
+    let g = t.mv(&id, &b, json!({"move": "e7e5"})).await;
+    // Each side's clock starts after its first turn: White's runs from its second turn on.
+    assert_eq!(g["clock"]["running"], "white");
+    let g = t.mv(&id, &w, json!({"move": "g1f3"})).await;
+    assert_eq!(g["clock"]["running"], "black");
+    let resp = t
+        .http
+        .get(format!("{}/api/games/{id}/stream", t.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.headers()["content-type"].to_str().unwrap(),
+        "application/x-ndjson"
+    );
+    let body = tokio::time::timeout(Duration::from_secs(10), resp.text())
+        .await
+        .expect("the stream ends with the game")
+        .unwrap();
+    let lines: Vec<Value> = body
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "gameFull");
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "gameState");
+    assert_eq!(last["reason"], "timeout");
+    assert_eq!(last["winner"], "white");
+    assert_eq!(last["clock"]["black_ms"], 0);
+    let pgn = t.text(&format!("/api/games/{id}/pgn")).await;
+    assert!(pgn.contains("[TimeControl \"0\"]"), "{pgn}");
+    assert!(pgn.contains("{[%clk 0:00:01]}"), "{pgn}");
+    assert!(pgn.contains("1-0"), "{pgn}");
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn restart_in_the_middle_of_a_game_loses_nothing() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let (id, w, b) = t
+        .human_game(json!({"variant": "chess", "clock": {"limit": 300, "increment": 2}}))
+        .await;
+    t.mv(&id, &w, json!({"move": "f2f3"})).await;
+    t.mv(&id, &b, json!({"move": "e7e5"})).await;
+    let before = t.mv(&id, &w, json!({"move": "g2g4"})).await;
+    let (_, open) = t.get("/api/games?status=started").await;
+    assert_eq!(open["games"].as_array().unwrap().len(), 1);
+    t.srv.stop().await;
+
+    let t = start(&db).await;
+    let (s, g) = t.get(&format!("/api/games/{id}")).await;
+    assert_eq!(s, 200);
+    assert_eq!(g["moves"], before["moves"]);
+    assert_eq!(g["fen"], before["fen"]);
+    assert_eq!(g["status"], "started");
+    // Not charged for the downtime (within the test's few milliseconds).
+    let left = g["clock"]["black_ms"].as_i64().unwrap();
+    assert!(left > 299_000, "{left}");
+    let g = t.mv(&id, &b, json!({"move": "d8h4"})).await;
+    assert_eq!(g["reason"], "checkmate");
+    let pgn = t.text(&format!("/api/games/{id}/pgn")).await;
+    assert!(pgn.contains("[TimeControl \"300+2\"]"), "{pgn}");
+    assert!(pgn.contains("{[%clk 0:05:00]}"), "{pgn}");
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn bad_requests_get_json_errors() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let (s, e) = t.get("/api/games/nosuchgame").await;
+    assert_eq!(s, 404);
+    assert!(e["error"].as_str().unwrap().contains("nosuchgame"));
+    let (s, _) = t
+        .post(
+            "/api/games/nosuchgame/move",
+            Some("x"),
+            json!({"move": "e2e4"}),
+        )
+        .await;
+    assert_eq!(s, 404);
+    let malformed = t
+        .http
+        .post(format!("{}/api/games", t.base))
+        .header("content-type", "application/json")
+        .body("{\"variant\": ");
+    let (s, e) = t.send(malformed, None).await;
+    assert_eq!(s, 400, "{e}");
+    assert!(e["error"].is_string());
+    let big = format!("{{\"pgn\": \"{}\"}}", "a".repeat(70 * 1024));
+    let oversized = t
+        .http
+        .post(format!("{}/api/pgn/import", t.base))
+        .header("content-type", "application/json")
+        .body(big);
+    let (s, e) = t.send(oversized, None).await;
+    assert_eq!(s, 413, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("too large"));
+    let (s, e) = t
+        .post("/api/games", None, json!({"variant": "fairy"}))
+        .await;
+    assert_eq!(s, 400);
+    assert!(
+        e["error"].as_str().unwrap().contains("unknown variant"),
+        "{e}"
+    );
+    let (s, e) = t
+        .post(
+            "/api/games",
+            None,
+            json!({"variant": "chess", "fen": "8/8 w"}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert!(e["error"].as_str().unwrap().starts_with("bad FEN"), "{e}");
+    let (s, _) = t.post("/api/games", None, json!({"colour": "white"})).await;
+    assert_eq!(s, 422);
+    let (s, _) = t.get("/api/no/such/endpoint").await;
+    assert_eq!(s, 404);
+    let (id, w, _) = t.human_game(json!({})).await;
+    let (s, e) = t
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&w),
+            json!({"move": "e2e5"}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        e["error"],
+        "illegal move e2e5: e5 is not a possible move of the pawn"
+    );
+    let (s, e) = t
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&w),
+            json!({"move": "zz"}),
+        )
+        .await;
+    assert_eq!(s, 400, "{e}");
+    let (s, e) = t
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&w),
+            json!({"move": "e2e4", "double": true}),
+        )
+        .await;
+    assert_eq!(s, 400, "{e}");
+    let (s, e) = t
+        .post(
+            "/api/fen/validate",
+            None,
+            json!({"variant": "chess", "fen": "xx"}),
+        )
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(e["ok"], false);
+    assert!(e["error"].as_str().unwrap().contains("FEN"), "{e}");
+    // Nothing was stored for the refused requests; the game is still there after all of them.
+    let (s, g) = t.get(&format!("/api/games/{id}")).await;
+    assert_eq!(s, 200);
+    assert_eq!(g["moves"], json!([]));
+    let home = t.text("/").await;
+    assert!(home.contains("<html"), "{home}");
+    t.srv.stop().await;
+}
+
+#[tokio::test]
+async fn pgn_import_and_analysis_socket() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let pgn = "[Variant \"Two Move Chess\"]\n\n1.e4 Nf6,e5 2.d4,Nc3 *\n";
+    let (s, v) = t.post("/api/pgn/import", None, json!({ "pgn": pgn })).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["variant"], "two-move");
+    let sans: Vec<&str> = v["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["san"].as_str().unwrap())
+        .collect();
+    assert_eq!(sans, ["e4", "Nf6,e5", "d4,Nc3"]);
+    assert_eq!(v["positions"].as_array().unwrap().len(), 6);
+    let (s, e) = t
+        .post(
+            "/api/pgn/import",
+            None,
+            json!({"pgn": "1.e5", "variant": "chess"}),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert!(e["error"].as_str().unwrap().contains("e5"), "{e}");
+
+    let (mut ws, _) = tokio_tungstenite::connect_async(t.ws_url("/api/analysis/ws"))
+        .await
+        .unwrap();
+    let fen = "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB";
+    ws.send(Message::Text(
+        json!({"variant": "double-move", "fen": fen, "multipv": 2, "movetime": 500})
+            .to_string()
+            .into(),
+    ))
+    .await
+    .unwrap();
+    let mut infos = Vec::new();
+    let best = loop {
+        let v: Value = match ws.next().await.unwrap().unwrap() {
+            Message::Text(s) => serde_json::from_str(&s).unwrap(),
+            _ => continue,
+        };
+        match v["type"].as_str().unwrap() {
+            "info" => infos.push(v),
+            "bestmove" => break v,
+            _ => {}
+        }
+    };
+    assert!(!infos.is_empty());
+    let last = infos.last().unwrap();
+    assert_eq!(last["lines"].as_array().unwrap().len(), 2);
+    assert_eq!(last["lines"][0]["score"]["mate"], 1, "{last}");
+    assert!(last["lines"][0]["pv"]
+        .as_str()
+        .unwrap()
+        .starts_with("b3g8,g8h7"));
+    assert_eq!(best["turn"], "b3g8,g8h7");
+    t.srv.stop().await;
+}
