@@ -641,3 +641,49 @@ async fn pgn_import_and_analysis_socket() {
     assert_eq!(best["turn"], "b3g8,g8h7");
     t.srv.stop().await;
 }
+
+#[tokio::test]
+async fn abort_resign_and_open_games() {
+    let (_d, db) = temp_db();
+    let t = start(&db).await;
+    let (id, tok, v) = t
+        .create(json!({"variant": "twinmove", "color": "black", "public": true}))
+        .await;
+    assert_eq!(v["color"], "black");
+    let (_, open) = t.get("/api/games?status=open").await;
+    let listed = &open["games"][0];
+    assert_eq!(listed["id"], id.as_str());
+    assert_eq!(listed["invite"], v["invite"]);
+    let (s, e) = t
+        .post(
+            &format!("/api/games/{id}/join"),
+            None,
+            json!({"invite": "nope"}),
+        )
+        .await;
+    assert_eq!(s, 403, "{e}");
+    let (s, g) = t
+        .post(&format!("/api/games/{id}/abort"), Some(&tok), json!({}))
+        .await;
+    assert_eq!(s, 200, "{g}");
+    assert_eq!(g["status"], "aborted");
+    assert_eq!(g["reason"], "aborted");
+
+    let (id, w, b) = t.human_game(json!({"variant": "chess"})).await;
+    t.mv(&id, &w, json!({"move": "d2d4"})).await;
+    t.mv(&id, &b, json!({"move": "d7d5"})).await;
+    let (s, e) = t
+        .post(&format!("/api/games/{id}/abort"), Some(&w), json!({}))
+        .await;
+    assert_eq!(s, 409, "{e}");
+    let (s, g) = t
+        .post(&format!("/api/games/{id}/resign"), Some(&w), json!({}))
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(g["result"], "0-1");
+    assert_eq!(g["reason"], "resignation");
+    assert_eq!(g["legal"]["dests"], json!({}));
+    let (_, done) = t.get("/api/games?status=finished").await;
+    assert_eq!(done["games"].as_array().unwrap().len(), 2);
+    t.srv.stop().await;
+}
