@@ -10,7 +10,7 @@
 
 use super::{completable, gen_rules, Variant};
 use crate::bitboard::{squares, tables, Bitboard};
-use crate::movegen::{generate, GenRules, MoveCounter, MoveList};
+use crate::movegen::{generate, GenRules, MoveCounter, MoveList, MoveSink, PawnMoves};
 use crate::position::{Phase, Position};
 use crate::types::{Color, Move, MoveKind, Role, Square};
 
@@ -63,30 +63,94 @@ fn count_legal_variant(pos: &Position) -> u64 {
     }
     let rules = gen_rules(pos);
     let input = pos.gen_input();
-    let mut c = MoveCounter::default();
-    generate(&input, &rules, &mut c);
     let doubles = pos.variant == Variant::DoubleMove
         && pos.state.phase != Phase::Second
         && pos.state.double_move[pos.turn.index()];
-    let base = if doubles { 2 * c.0 } else { c.0 };
     let tested = tested_squares(pos);
     if tested == 0 {
-        return base;
+        let mut c = MoveCounter::default();
+        generate(&input, &rules, &mut c);
+        return if doubles { 2 * c.0 } else { c.0 };
     }
-    let mut list = MoveList::new();
-    let sub = GenRules {
-        movable: rules.movable & tested,
-        ..rules
+    // One generator pass: count everything, keep the moves that need a test.
+    let mut sink = CountAndKeep {
+        count: 0,
+        tested,
+        kept: MoveList::new(),
     };
-    generate(&input, &sub, &mut list);
-    let failures = list
+    generate(&input, &rules, &mut sink);
+    let failures = sink
+        .kept
         .iter()
         .filter(|&&m| {
             let m = if doubles { m.as_double_start() } else { m };
             !first_move_completable(pos, m)
         })
         .count() as u64;
+    let base = if doubles { 2 * sink.count } else { sink.count };
     base - failures
+}
+
+/// Counts every move and keeps those from the squares of `tested`.
+struct CountAndKeep {
+    count: u64,
+    tested: Bitboard,
+    kept: MoveList,
+}
+
+impl MoveSink for CountAndKeep {
+    #[inline]
+    fn add(&mut self, m: Move) -> bool {
+        self.count += 1;
+        if m.from().bb() & self.tested != 0 {
+            self.kept.push(m);
+        }
+        false
+    }
+    #[inline]
+    fn add_targets(&mut self, from: Square, targets: Bitboard) -> bool {
+        self.count += popcount(targets) as u64;
+        if from.bb() & self.tested != 0 {
+            for to in squares(targets) {
+                self.kept.push(Move::normal(from, to));
+            }
+        }
+        false
+    }
+    #[inline]
+    fn add_pawn_moves(&mut self, targets: Bitboard, delta: i8, shape: PawnMoves) -> bool {
+        let n = popcount(targets) as u64;
+        self.count += if shape == PawnMoves::Promotions {
+            4 * n
+        } else {
+            n
+        };
+        let froms = if delta > 0 {
+            targets >> delta
+        } else {
+            targets << -delta
+        };
+        if froms & self.tested != 0 {
+            for to in squares(targets) {
+                let from = Square((to.0 as i8 - delta) as u8);
+                if from.bb() & self.tested == 0 {
+                    continue;
+                }
+                match shape {
+                    PawnMoves::Plain => self.kept.push(Move::normal(from, to)),
+                    PawnMoves::DoublePush => {
+                        self.kept.push(Move::new(from, to, MoveKind::DoublePush))
+                    }
+                    PawnMoves::Promotions => {
+                        for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                            self.kept.push(Move::new(from, to, MoveKind::Promotion(r)));
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
 }
 
 #[inline]
@@ -251,4 +315,77 @@ fn quick_completable(pos: &Position, m: Move) -> bool {
         let caps = t.pawn(us, w) & their & avail;
         (push | caps) != 0 && free(w)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variants::double_move;
+
+    /// The reference: every generated move played out and tested exactly.
+    fn slow_legal(pos: &Position) -> Vec<Move> {
+        if pos.variant.king_capture() && pos.king_captured().is_some() {
+            return Vec::new();
+        }
+        let mut list = MoveList::new();
+        generate(&pos.gen_input(), &gen_rules(pos), &mut list);
+        if pos.state.phase != Phase::Second && pos.variant == Variant::DoubleMove {
+            double_move::add_double_starts(pos, &mut list);
+        }
+        let mut v: Vec<Move> = list.iter().copied().collect();
+        if pos.state.phase != Phase::Second {
+            v.retain(|&m| completable(&pos.after(m)));
+        }
+        v
+    }
+
+    /// Random playouts in every variant from several positions: the fast legal move list and count agree
+    /// with the reference at every step.
+    #[test]
+    fn fast_completion_matches_reference() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+            "7k/8/8/8/8/8/1r6/K7 w - - 0 1",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut checked = 0;
+        for v in [Variant::TwoMove, Variant::DoubleMove, Variant::Twinmove] {
+            for fen in fens {
+                let seventh = match v {
+                    Variant::DoubleMove => " WB",
+                    _ => " T",
+                };
+                let Ok(start) = Position::from_fen(v, &format!("{fen}{seventh}")) else {
+                    continue;
+                };
+                for _ in 0..40 {
+                    let mut pos = start;
+                    for _ in 0..60 {
+                        let mut fast = pos.legal_moves().iter().copied().collect::<Vec<_>>();
+                        let mut slow = slow_legal(&pos);
+                        assert_eq!(count_legal(&pos), slow.len() as u64, "{pos:?}");
+                        fast.sort();
+                        slow.sort();
+                        assert_eq!(fast, slow, "{pos:?}");
+                        checked += 1;
+                        if slow.is_empty() {
+                            break;
+                        }
+                        pos.play_unchecked(slow[(next() % slow.len() as u64) as usize]);
+                    }
+                }
+            }
+        }
+        assert!(checked > 5000, "{checked}");
+    }
 }
