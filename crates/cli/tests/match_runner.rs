@@ -303,6 +303,8 @@ fn sprt_stops_early() {
         "5+0",
         "--sprt",
         "0,10",
+        "--concurrency",
+        "2",
     ]);
     assert!(out.contains("H0 accepted after"), "{out}");
     let games: u64 = out
@@ -312,7 +314,8 @@ fn sprt_stops_early() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(games < 20, "{out}");
+    // All pairs lost: the exact GSPRT needs about 71 of them for [0, 10] nElo.
+    assert!(games < 200, "{out}");
 }
 
 #[test]
