@@ -24,6 +24,9 @@ pub struct PerftArgs {
     /// single-threaded
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Run every measurement this many times and keep the fastest (on a busy machine)
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
     /// The Stockfish binary (default: `stockfish` on PATH, else /usr/games/stockfish)
     #[arg(long)]
     stockfish: Option<PathBuf>,
@@ -51,6 +54,18 @@ impl Timed {
     fn mnps(&self) -> f64 {
         self.nodes as f64 / self.secs.max(1e-9) / 1e6
     }
+}
+
+/// The fastest of `repeat` runs of `f`.
+fn best_of(repeat: u32, mut f: impl FnMut() -> Result<Timed, String>) -> Result<Timed, String> {
+    let mut best = f()?;
+    for _ in 1..repeat {
+        let t = f()?;
+        if t.secs < best.secs {
+            best = t;
+        }
+    }
+    Ok(best)
 }
 
 fn time_perft(pos: &Position, depth: u32, threads: usize) -> Timed {
@@ -253,7 +268,14 @@ fn bench_perft(args: &PerftArgs) -> Result<(), String> {
         }
     };
 
-    println!("Perft with bulk counting, release build, single-threaded");
+    println!(
+        "Perft with bulk counting, release build, single-threaded{}",
+        if args.repeat > 1 {
+            format!(", fastest of {} runs", args.repeat)
+        } else {
+            String::new()
+        }
+    );
     println!();
     println!("Orthodox chess");
     let sf_cols = if sf.is_some() {
@@ -269,7 +291,7 @@ fn bench_perft(args: &PerftArgs) -> Result<(), String> {
     let mut problems = Vec::new();
     for (name, fen, depth, full, known) in orthodox {
         let pos = Position::from_fen(Variant::Chess, fen).map_err(|e| e.to_string())?;
-        let ours = time_perft(&pos, depth, 1);
+        let ours = best_of(args.repeat, || Ok(time_perft(&pos, depth, 1)))?;
         if depth == full && ours.nodes != known {
             problems.push(format!(
                 "{name} depth {depth}: {} nodes, expected {known}",
@@ -285,7 +307,7 @@ fn bench_perft(args: &PerftArgs) -> Result<(), String> {
             ours.mnps()
         );
         if let Some(s) = sf.as_mut() {
-            let theirs = s.perft(fen, depth)?;
+            let theirs = best_of(args.repeat, || s.perft(fen, depth))?;
             if theirs.nodes != ours.nodes {
                 problems.push(format!(
                     "{name} depth {depth}: stockfish counts {} nodes, we count {}",
@@ -325,7 +347,7 @@ fn bench_perft(args: &PerftArgs) -> Result<(), String> {
         ];
         for (i, (name, fen)) in positions.iter().enumerate() {
             let pos = Position::from_fen(v, fen).map_err(|e| e.to_string())?;
-            let r = time_perft(&pos, depths[i], 1);
+            let r = best_of(args.repeat, || Ok(time_perft(&pos, depths[i], 1)))?;
             println!(
                 "{:<12} {:<10} {:>5} {:>12} {:>8.3} {:>8.1} {:>12.2}",
                 v.name(),
@@ -351,12 +373,12 @@ fn bench_perft(args: &PerftArgs) -> Result<(), String> {
         let mut all = Vec::new();
         for (name, fen, depth, _, _) in orthodox {
             let pos = Position::from_fen(Variant::Chess, fen).map_err(|e| e.to_string())?;
-            let one = time_perft(&pos, depth, 1);
+            let one = best_of(args.repeat, || Ok(time_perft(&pos, depth, 1)))?;
             all.push((Variant::Chess, name, pos, depth, one));
         }
         all.extend(runs);
         for (v, name, pos, depth, one) in &all {
-            let r = time_perft(pos, *depth, n);
+            let r = best_of(args.repeat, || Ok(time_perft(pos, *depth, n)))?;
             if r.nodes != one.nodes {
                 problems.push(format!(
                     "{v} {name} depth {depth}: {} nodes threaded, {} single",
