@@ -1,0 +1,2 @@
+import { h } from './util';
+export function analysisPage(app: HTMLElement, _p: URLSearchParams): void { app.append(h('div', {}, 'analysis')); }

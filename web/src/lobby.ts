@@ -1,0 +1,139 @@
+// The lobby: create a game, open games to join, this browser's games, finished games archive.
+import { api, myGames, saveGame, forgetGame, variantTitle, VARIANTS, type GameState, type Color } from './api';
+import { h } from './util';
+
+interface Created {
+  id: string;
+  token: string;
+  color: Color;
+  invite: string | null;
+  invite_url: string | null;
+  game: GameState;
+}
+
+const TIME_CONTROLS: [string, string][] = [
+  ['', 'Unlimited'],
+  ['60+0', '1+0'],
+  ['180+2', '3+2'],
+  ['300+3', '5+3'],
+  ['600+5', '10+5'],
+  ['900+10', '15+10'],
+  ['1800+0', '30+0'],
+];
+
+export function opponentText(g: GameState, me?: Color): string {
+  const side = (c: Color) => {
+    const s = g[c];
+    return s.kind === 'engine' ? `Engine level ${s.level}` : c === me ? 'You' : s.joined === false ? '(open seat)' : 'Human';
+  };
+  return `${side('white')} vs ${side('black')}`;
+}
+const tcText = (g: GameState) =>
+  g.clock ? `${Math.round(g.clock.limit_ms / 60000 * 10) / 10}+${g.clock.increment_ms / 1000}` : 'unlimited';
+
+export function createForm(opts: { fen?: string; variant?: string; onCreated?: (c: Created) => void } = {}): HTMLElement {
+  const variant = h('select', { name: 'variant' }, VARIANTS.map(([k, t]) => h('option', { value: k, selected: k === (opts.variant ?? 'double-move') }, t)));
+  const opponent = h('select', { name: 'opponent' }, h('option', { value: 'engine' }, 'Engine'), h('option', { value: 'human' }, 'A person (invite link)'));
+  const level = h('select', { name: 'level' }, [1, 2, 3, 4, 5, 6, 7, 8].map(l => h('option', { value: String(l), selected: l === 3 }, `Level ${l}`)));
+  const color = h('select', { name: 'color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'), h('option', { value: 'random', selected: true }, 'Random'));
+  const tc = h('select', { name: 'clock' }, TIME_CONTROLS.map(([v, t]) => h('option', { value: v, selected: v === '300+3' }, t)));
+  const pub = h('input', { type: 'checkbox', name: 'public', checked: true });
+  const fen = h('input', { type: 'text', name: 'fen', placeholder: 'start position', value: opts.fen ?? '' });
+  const err = h('div', { class: 'error' });
+  const levelRow = h('label', {}, 'Level ', level);
+  const pubRow = h('label', { class: 'check' }, pub, ' list in open games');
+  const sync = () => {
+    levelRow.hidden = opponent.value !== 'engine';
+    pubRow.hidden = opponent.value === 'engine';
+  };
+  opponent.addEventListener('change', sync);
+  sync();
+  const submit = h('button', { type: 'submit', class: 'primary', id: 'create-game' }, 'Create game');
+  const form = h(
+    'form',
+    {
+      class: 'create',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        err.textContent = '';
+        const [limit, inc] = tc.value ? tc.value.split('+').map(Number) : [null, null];
+        const body: any = {
+          variant: variant.value,
+          opponent: opponent.value,
+          color: color.value,
+          clock: limit === null ? null : { limit, increment: inc },
+          fen: fen.value.trim() || null,
+        };
+        if (opponent.value === 'engine') body.level = Number(level.value);
+        else body.public = pub.checked;
+        submit.disabled = true;
+        try {
+          const c = await api<Created>('POST', '/api/games', body);
+          saveGame({ id: c.id, token: c.token, color: c.color, variant: c.game.variant, opponent: opponentText(c.game, c.color), created: Date.now(), invite_url: c.invite_url });
+          if (opts.onCreated) opts.onCreated(c);
+          else location.href = `/game/${c.id}`;
+        } catch (x: any) {
+          err.textContent = x.message;
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    h('label', {}, 'Variant ', variant),
+    h('label', {}, 'Opponent ', opponent),
+    levelRow,
+    h('label', {}, 'Your colour ', color),
+    h('label', {}, 'Time control ', tc),
+    pubRow,
+    h('label', { class: 'wide' }, 'Start FEN ', fen),
+    submit,
+    err,
+  );
+  return form;
+}
+
+function gameRow(g: GameState, link: string, extra?: Node): HTMLElement {
+  return h('tr', { 'data-id': g.id },
+    h('td', {}, h('a', { href: link }, g.id)),
+    h('td', {}, variantTitle(g.variant)),
+    h('td', {}, opponentText(g)),
+    h('td', {}, tcText(g)),
+    h('td', {}, g.status === 'finished' || g.status === 'aborted' ? `${g.result ?? ''} ${g.reason ?? ''}` : g.status),
+    h('td', {}, extra ?? ''),
+  );
+}
+const table = (rows: HTMLElement[], empty: string) =>
+  rows.length ? h('table', { class: 'games' }, h('tbody', {}, rows)) : h('div', { class: 'muted' }, empty);
+
+export function lobby(app: HTMLElement): void {
+  const open = h('div', {}, 'Loading…');
+  const mine = h('div', {}, 'Loading…');
+  const archive = h('div', {}, 'Loading…');
+  app.append(
+    h('div', { class: 'lobby' },
+      h('section', { class: 'panel' }, h('h2', {}, 'New game'), createForm()),
+      h('section', { class: 'panel', id: 'my-games' }, h('h2', {}, 'Your games'), mine),
+      h('section', { class: 'panel', id: 'open-games' }, h('h2', {}, 'Open games'), open),
+      h('section', { class: 'panel', id: 'archive' }, h('h2', {}, 'Finished games'), archive),
+    ),
+  );
+  api<{ games: GameState[] }>('GET', '/api/games?status=open&limit=50')
+    .then(r => open.replaceChildren(table(
+      r.games.filter(g => g.invite && !myGames().some(m => m.id === g.id)).map(g =>
+        gameRow(g, `/game/${g.id}`, h('a', { class: 'button', href: `/join/${g.id}?invite=${encodeURIComponent(g.invite!)}` }, 'Join'))),
+      'No open games. Create one with “A person” and “list in open games”.')))
+    .catch(e => open.replaceChildren(h('div', { class: 'error' }, e.message)));
+  const saved = myGames();
+  Promise.all(saved.slice(0, 30).map(m => api<GameState>('GET', `/api/games/${m.id}`).then(g => ({ m, g })).catch(() => null)))
+    .then(list => {
+      const rows = list.filter(x => x !== null).map(({ m, g }) =>
+        gameRow(g, `/game/${g.id}`, h('span', {}, `you: ${m.color} `,
+          h('button', { class: 'small', title: 'forget this game (its token is removed from this browser)', onclick: (e: Event) => { forgetGame(m.id); (e.target as HTMLElement).closest('tr')?.remove(); } }, '✕'))));
+      mine.replaceChildren(table(rows, 'You have no games in this browser yet.'));
+    });
+  api<{ games: GameState[] }>('GET', '/api/games?status=finished&limit=50')
+    .then(r => archive.replaceChildren(table(
+      r.games.map(g => gameRow(g, `/game/${g.id}`, h('a', { href: `/analysis?game=${g.id}` }, 'replay / analyse'))),
+      'No finished games yet.')))
+    .catch(e => archive.replaceChildren(h('div', { class: 'error' }, e.message)));
+}

@@ -1,0 +1,24 @@
+// Client-side routes: / lobby, /game/{id}, /join/{id}?invite=…, /analysis, /editor.
+import { lobby } from './lobby';
+import { gamePage, joinPage } from './game';
+import { analysisPage } from './analysis';
+import { editorPage } from './editor';
+import { h } from './util';
+
+function route(): void {
+  const app = document.getElementById('app')!;
+  app.replaceChildren();
+  const path = location.pathname.replace(/\/+$/, '') || '/';
+  const params = new URLSearchParams(location.search);
+  let m: RegExpMatchArray | null;
+  document.querySelectorAll('header nav a').forEach(a =>
+    a.classList.toggle('active', (a as HTMLAnchorElement).pathname === (path.startsWith('/game') ? '/' : path)));
+  if (path === '/') lobby(app);
+  else if ((m = path.match(/^\/game\/([\w-]+)$/))) gamePage(app, m[1]);
+  else if ((m = path.match(/^\/join\/([\w-]+)$/))) joinPage(app, m[1], params.get('invite') ?? '');
+  else if (path === '/analysis') analysisPage(app, params);
+  else if (path === '/editor') editorPage(app, params);
+  else app.append(h('div', { class: 'panel' }, h('h2', {}, 'Not found'), h('a', { href: '/' }, 'Back to the lobby')));
+}
+
+route();
