@@ -1,0 +1,127 @@
+// Test harness: a real doublemove server on a free loopback port with a temporary SQLite file, and
+// headless Debian chromium driven by playwright-core (no browser download).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repo = resolve(here, '../..');
+export const shots = join(repo, 'docs/screenshots');
+
+function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+export async function startServer() {
+  const bin = process.env.DOUBLEMOVE_BIN ?? join(repo, 'target/release/doublemove');
+  if (!existsSync(bin)) throw new Error(`no server binary at ${bin}: run scripts/ui-test (or cargo build --release -p doublemove)`);
+  const dir = mkdtempSync(join(tmpdir(), 'dm-ui-'));
+  const port = await freePort();
+  const proc = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--db', join(dir, 'test.db')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  proc.stderr.on('data', d => (log += d));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      const r = await fetch(`${base}/api/games?status=all`);
+      if (r.ok) break;
+    } catch {}
+    if (i > 100 || proc.exitCode !== null) throw new Error(`server did not start: ${log}`);
+    await new Promise(r => setTimeout(r, 100));
+  }
+  const index = await (await fetch(base + '/')).text();
+  if (!index.includes('/app.js')) throw new Error('the server binary does not embed web/dist (rebuild it after building web/)');
+  return {
+    base,
+    async stop() {
+      proc.kill('SIGTERM');
+      await new Promise(r => (proc.exitCode !== null ? r() : proc.on('exit', r)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), 'dm-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1200, height: 820 },
+  });
+  return {
+    ctx,
+    async close() {
+      await ctx.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Clicks a square of the chessground board (click-to-move). */
+export async function clickSquare(page, sq, orientation = 'white', root = 'main') {
+  const box = await page.locator(`${root} cg-board`).first().boundingBox();
+  const f = sq.charCodeAt(0) - 97, r = Number(sq[1]) - 1;
+  const x = orientation === 'white' ? f : 7 - f, y = orientation === 'white' ? 7 - r : r;
+  await page.mouse.click(box.x + (x + 0.5) * box.width / 8, box.y + (y + 0.5) * box.height / 8);
+}
+export async function move(page, uci, orientation = 'white') {
+  await clickSquare(page, uci.slice(0, 2), orientation);
+  await clickSquare(page, uci.slice(2, 4), orientation);
+}
+
+/** The game state last received by the page (the game page keeps it in window.__game). */
+export const game = page => page.evaluate(() => window.__game);
+
+export async function waitGame(page, pred, what, timeout = 20000) {
+  const end = Date.now() + timeout;
+  let g;
+  while (Date.now() < end) {
+    g = await game(page);
+    if (g && pred(g)) return g;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(g && { status: g.status, turn: g.turn, phase: g.phase, moves: g.moves })}`);
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, name) });
+}
+
+/** Pieces of a FEN placement by square. */
+export function boardMap(fen) {
+  const out = {};
+  fen.split(' ')[0].split('/').forEach((row, i) => {
+    let f = 0;
+    for (const ch of row) {
+      if (/\d/.test(ch)) f += Number(ch);
+      else out[String.fromCharCode(97 + f++) + (8 - i)] = ch;
+    }
+  });
+  return out;
+}
+
+/** A quiet move (to an empty square) from the side's dests, preferring the given origins. */
+export function quietMove(g, prefer, exclude = []) {
+  const board = boardMap(g.fen);
+  const dests = g.legal.dests;
+  for (const from of [...prefer, ...Object.keys(dests)]) {
+    if (exclude.includes(from)) continue;
+    for (const to of dests[from] ?? []) if (!board[to] && !g.legal.promotions.includes(from + to)) return from + to;
+  }
+  throw new Error('no quiet move');
+}
