@@ -1,2 +1,360 @@
-import { h } from './util';
-export function analysisPage(app: HTMLElement, _p: URLSearchParams): void { app.append(h('div', {}, 'analysis')); }
+// Analysis board: any variant and extended FEN, a clickable move tree, engine lines (multi-PV) from the
+// analysis WebSocket, PGN import, and an evaluation graph of a loaded game.
+// The browser has no rules engine: a move played on the board is checked and applied by the server
+// through POST /api/pgn/import (a one-move record from the current FEN); dests come from the server.
+import { Chessground } from '@lichess-org/chessground';
+import type { Api } from '@lichess-org/chessground/api';
+import type { Key } from '@lichess-org/chessground/types';
+import { api, variantTitle, VARIANTS, wsUrl, type Legal, type Variant } from './api';
+import { askPromotion, boardFen, h, needsPromotion, scoreText, toDests } from './util';
+
+export const START: Record<Variant, string> = {
+  chess: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
+  'two-move': 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 R',
+  'double-move': 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 WB',
+  twinmove: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 T',
+};
+
+interface Node {
+  fen: string;
+  uci: string | null;
+  san: string;
+  parent: Node | null;
+  children: Node[];
+  legal?: Legal;
+}
+interface Import {
+  variant: Variant;
+  initial_fen: string;
+  fen: string;
+  positions: string[];
+  moves: string[];
+  turns: { color: string; fullmove: number; uci: string; san: string }[];
+  result: string | null;
+  reason_text: string | null;
+  legal: Legal;
+  tags: [string, string][];
+}
+interface Line { multipv: number; score: { cp?: number; mate?: number }; pv: string }
+
+const sideToMove = (fen: string) => (fen.split(' ')[1] === 'b' ? 'black' : 'white');
+/** Whether a position is at the start of a turn (so a move from it begins a new turn). */
+function turnStart(variant: Variant, fen: string): boolean {
+  const st = fen.split(' ')[6] ?? '';
+  if (variant === 'two-move') return !st.startsWith('H');
+  if (variant === 'double-move') return !st.endsWith('m');
+  if (variant === 'twinmove') return st !== 'P';
+  return true;
+}
+const fullmove = (fen: string) => Number(fen.split(' ')[5] ?? '1') || 1;
+
+export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
+  let variant: Variant = (params.get('variant') as Variant) || 'double-move';
+  if (!START[variant]) variant = 'double-move';
+  let root: Node = { fen: params.get('fen') || START[variant], uci: null, san: '', parent: null, children: [] };
+  let cur: Node = root;
+  let doubleMode = false;
+  let engineOn = params.get('engine') !== '0';
+  let sent = 0, started = 0;
+  let lines: Line[] = [];
+  let depthInfo = '';
+  let gameInfo = '';
+
+  const boardEl = h('div', { class: 'board-wrap' });
+  const title = h('div', { class: 'game-title' });
+  const status = h('div', { class: 'status', id: 'status' });
+  const error = h('div', { class: 'error', id: 'analysis-error' });
+  const variantSel = h('select', { name: 'variant', onchange: () => { variant = variantSel.value as Variant; setRoot(START[variant]); } },
+    VARIANTS.map(([k, t]) => h('option', { value: k, selected: k === variant }, t)));
+  const fenInput = h('input', { type: 'text', id: 'fen', class: 'fen', style: 'flex:1; min-width: 12em' });
+  const engineBox = h('input', { type: 'checkbox', id: 'engine-on', checked: engineOn, onchange: () => { engineOn = engineBox.checked; analyse(); } });
+  const multipv = h('select', { id: 'multipv', onchange: () => analyse() }, [1, 2, 3, 4, 5].map(n => h('option', { value: String(n), selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
+  const movetime = h('select', { id: 'movetime', onchange: () => analyse() }, [[1000, '1 s'], [3000, '3 s'], [10000, '10 s'], [30000, '30 s']].map(([v, t]) => h('option', { value: String(v), selected: v === 3000 }, String(t))));
+  const dmBtn = h('button', { id: 'double-toggle', class: 'toggle', onclick: () => { doubleMode = !doubleMode; render(); } }, 'Double Move');
+  const linesEl = h('div', { class: 'lines', id: 'engine-lines' });
+  const tree = h('div', { class: 'tree', id: 'tree' });
+  const pgnText = h('textarea', { id: 'pgn-input', rows: 5, placeholder: '[Variant "Double Move Chess"]\n\n1. e4,d4 …' });
+  const graph = h('div', { id: 'graph' });
+  const graphBtn = h('button', { id: 'eval-graph', onclick: () => evalGraph() }, 'Evaluation graph');
+
+  app.append(h('div', { class: 'analysis-page' },
+    h('div', { class: 'board-col' }, boardEl,
+      h('div', { class: 'row' }, h('button', { onclick: () => go(root), title: 'start' }, '|◀'), h('button', { id: 'prev', onclick: () => cur.parent && go(cur.parent) }, '◀'),
+        h('button', { id: 'next', onclick: () => cur.children[0] && go(cur.children[0]) }, '▶'), h('button', { onclick: () => { let n = cur; while (n.children[0]) n = n.children[0]; go(n); }, title: 'end' }, '▶|'),
+        h('button', { onclick: () => cg.toggleOrientation() }, 'Flip'), dmBtn)),
+    h('div', { class: 'side-col panel' }, title, status,
+      h('div', { class: 'row' }, 'Variant', variantSel),
+      h('div', { class: 'row' }, fenInput, h('button', { onclick: () => setRoot(fenInput.value.trim()) }, 'Load FEN')),
+      h('div', { class: 'row' }, h('label', {}, engineBox, ' Engine'), multipv, movetime),
+      linesEl, error, tree,
+      h('details', { id: 'pgn-import', open: !params.get('game') }, h('summary', {}, 'Import PGN'), pgnText, h('button', { id: 'pgn-load', onclick: () => importPgn(pgnText.value) }, 'Import')),
+      h('div', { class: 'row' }, graphBtn, h('span', { class: 'muted' }, 'evaluates each turn of the main line briefly')), graph,
+    ),
+  ));
+
+  const cg: Api = Chessground(boardEl, {
+    coordinates: true,
+    movable: { free: false, showDests: true, events: { after: (o: Key, d: Key) => played(o, d) } },
+    draggable: { enabled: true },
+    premovable: { enabled: false },
+  });
+
+  // Engine WebSocket (one search at a time: a new request stops the last one).
+  let ws: WebSocket | null = null;
+  let wsReady: Promise<void> | null = null;
+  function socket(): Promise<void> {
+    if (ws && ws.readyState <= 1 && wsReady) return wsReady;
+    ws = new WebSocket(wsUrl('/api/analysis/ws'));
+    sent = started = 0;
+    wsReady = new Promise(ok => (ws!.onopen = () => ok()));
+    ws.onmessage = ev => {
+      const m = JSON.parse(ev.data);
+      if (m.type === 'start') started++;
+      if (started !== sent) return;
+      if (m.type === 'info') {
+        lines = m.lines;
+        depthInfo = `depth ${m.depth}${m.seldepth ? `/${m.seldepth}` : ''} · ${m.nodes} nodes · ${(m.time_ms / 1000).toFixed(1)} s`;
+        renderLines(false);
+      } else if (m.type === 'bestmove') {
+        depthInfo += ` · best ${m.turn}`;
+        renderLines(true);
+      } else if (m.type === 'error') {
+        error.textContent = m.error;
+      }
+    };
+    ws.onclose = () => { ws = null; };
+    return wsReady;
+  }
+  async function analyse(): Promise<void> {
+    lines = [];
+    depthInfo = '';
+    renderLines(false);
+    if (!engineOn) {
+      if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'stop' }));
+      return;
+    }
+    await socket();
+    sent++;
+    ws!.send(JSON.stringify({ variant, fen: cur.fen, multipv: Number(multipv.value), movetime: Number(movetime.value) }));
+  }
+  function renderLines(done: boolean): void {
+    if (!engineOn) return void linesEl.replaceChildren(h('div', { class: 'muted' }, 'Engine off.'));
+    const who = sideToMove(cur.fen);
+    linesEl.replaceChildren(
+      h('div', { class: 'muted' }, lines.length ? `${done ? 'done' : 'thinking'} · ${depthInfo} · scores for ${who}` : 'Engine thinking…'),
+      ...lines.map(l => h('div', { class: 'line', 'data-multipv': String(l.multipv) }, h('span', { class: 'score' }, scoreText(l.score)), l.pv)),
+    );
+    const best = lines[0]?.pv.split(/[ ,]/)[0];
+    cg.setAutoShapes(best ? [{ orig: best.slice(0, 2) as Key, dest: best.slice(2, 4) as Key, brush: 'paleBlue' }] : []);
+  }
+
+  async function legalOf(n: Node): Promise<Legal | undefined> {
+    if (n.legal) return n.legal;
+    const r = await api<any>('POST', '/api/fen/validate', { variant, fen: n.fen });
+    if (!r.ok) {
+      error.textContent = r.error;
+      return undefined;
+    }
+    n.fen = r.fen;
+    n.legal = r.legal;
+    return n.legal;
+  }
+
+  const pgnFrom = (fen: string, movetext: string) => `[SetUp "1"]\n[FEN "${fen}"]\n\n${movetext}`;
+
+  async function played(orig: Key, dest: Key): Promise<void> {
+    let uci = orig + dest;
+    if (needsPromotion(cur.legal, orig, dest)) {
+      const l = await askPromotion(sideToMove(cur.fen));
+      if (!l) return render();
+      uci += l;
+    }
+    const dbl = doubleMode;
+    doubleMode = false;
+    const key = uci + (dbl ? '*' : '');
+    const known = cur.children.find(c => c.uci === key);
+    if (known) return go(known);
+    try {
+      const r = await api<Import>('POST', '/api/pgn/import', { variant, pgn: pgnFrom(cur.fen, uci + (dbl ? ',' : '')) });
+      const n: Node = { fen: r.fen, uci: key, san: r.turns[0]?.san.replace(/,$/, '') ?? uci, parent: cur, children: [], legal: r.legal };
+      cur.children.push(n);
+      go(n);
+    } catch (e: any) {
+      error.textContent = e.message;
+      render();
+    }
+  }
+
+  function go(n: Node): void {
+    cur = n;
+    error.textContent = '';
+    doubleMode = false;
+    render();
+    legalOf(n).then(() => { if (cur === n) render(); });
+    analyse();
+  }
+
+  function render(): void {
+    const turn = sideToMove(cur.fen);
+    const legal = cur.legal;
+    const canDouble = variant === 'double-move' && !!legal?.double_dests && Object.keys(legal.double_dests).length > 0;
+    if (!canDouble) doubleMode = false;
+    dmBtn.hidden = variant !== 'double-move';
+    dmBtn.disabled = !canDouble;
+    dmBtn.classList.toggle('on', doubleMode);
+    dmBtn.setAttribute('aria-pressed', String(doubleMode));
+    dmBtn.textContent = doubleMode ? 'Double Move: ON' : 'Double Move';
+    cg.set({
+      fen: boardFen(cur.fen),
+      turnColor: turn,
+      lastMove: cur.uci ? [cur.uci.slice(0, 2) as Key, cur.uci.slice(2, 4) as Key] : undefined,
+      movable: { color: turn, dests: toDests(doubleMode ? legal?.double_dests : legal?.dests) },
+    });
+    fenInput.value = cur.fen;
+    title.replaceChildren(h('strong', {}, `Analysis · ${variantTitle(variant)}`), gameInfo ? h('span', { class: 'muted' }, ` · ${gameInfo}`) : '');
+    const st = cur.fen.split(' ')[6] ?? '';
+    const phase = variant === 'two-move' ? (st === 'R' ? 'response move' : st.startsWith('H') ? 'second move' : 'move')
+      : variant === 'double-move' ? (st.endsWith('m') ? 'Double Move: second half' : 'move')
+      : variant === 'twinmove' ? (st === 'P' ? 'piece move after the pawn move' : 'move') : 'move';
+    const none = legal && Object.keys(legal.dests).length === 0 && Object.keys(legal.double_dests ?? {}).length === 0;
+    status.textContent = none ? 'No legal moves (game over)' : `${turn === 'white' ? 'White' : 'Black'} to play: ${phase}`;
+    renderTree();
+  }
+
+  function renderTree(): void {
+    const el = h('div', {});
+    const label = (n: Node, force: boolean) => {
+      const p = n.parent!;
+      const starts = turnStart(variant, p.fen);
+      const num = starts ? (sideToMove(p.fen) === 'white' ? `${fullmove(p.fen)}. ` : force ? `${fullmove(p.fen)}… ` : '') : '';
+      return h('span', {}, starts ? ' ' : ',',
+        h('span', { class: `mturn link${n === cur ? ' current' : ''}`, 'data-uci': n.uci, onclick: () => go(n) },
+          num + n.san + (n.uci?.endsWith('*') ? '²' : '')));
+    };
+    const line = (start: Node, into: HTMLElement, force: boolean) => {
+      let n: Node | undefined = start;
+      let f = force;
+      while (n) {
+        into.append(label(n, f));
+        f = false;
+        const parent: Node = n.parent!;
+        const alts = parent.children.slice(1);
+        if (n === parent.children[0] && alts.length) {
+          for (const a of alts) {
+            const v = h('span', { class: 'var' }, ' (');
+            line(a, v, true);
+            v.append(') ');
+            into.append(v);
+          }
+          f = true;
+        }
+        n = n.children[0];
+      }
+    };
+    if (root.children[0]) line(root.children[0], el, true);
+    tree.replaceChildren(root.children.length ? el : h('div', { class: 'muted' }, 'Play moves on the board, or import a PGN.'));
+  }
+
+  async function setRoot(fen: string): Promise<void> {
+    const r = await api<any>('POST', '/api/fen/validate', { variant, fen });
+    if (!r.ok) {
+      error.textContent = r.error;
+      return;
+    }
+    root = { fen: r.fen, uci: null, san: '', parent: null, children: [], legal: r.legal };
+    gameInfo = '';
+    graph.replaceChildren();
+    history.replaceState(null, '', `/analysis?variant=${variant}&fen=${encodeURIComponent(r.fen)}`);
+    go(root);
+  }
+
+  function loadImport(r: Import, info: string): void {
+    variant = r.variant;
+    variantSel.value = variant;
+    root = { fen: r.initial_fen, uci: null, san: '', parent: null, children: [] };
+    let n = root;
+    let k = 0;
+    r.turns.forEach(t => {
+      const ucis = t.uci.split(','), sans = t.san.split(',');
+      ucis.forEach((u, i) => {
+        const double = variant === 'double-move' && ucis.length === 2 && i === 0;
+        const fen = r.positions[++k];
+        const c: Node = { fen, uci: u + (double ? '*' : ''), san: sans[i] ?? u, parent: n, children: [] };
+        n.children.push(c);
+        n = c;
+      });
+    });
+    n.legal = r.legal;
+    gameInfo = info + (r.result && r.result !== '*' ? ` · ${r.result}` : '') + (r.reason_text ? ` · ${r.reason_text}` : '');
+    go(n);
+  }
+
+  async function importPgn(text: string, info = 'imported PGN'): Promise<void> {
+    error.textContent = '';
+    try {
+      loadImport(await api<Import>('POST', '/api/pgn/import', { pgn: text }), info);
+    } catch (e: any) {
+      error.textContent = e.message;
+    }
+  }
+
+  // Evaluation graph: each position of the main line at a turn start, analysed briefly on its own socket.
+  async function evalGraph(): Promise<void> {
+    const nodes: Node[] = [];
+    for (let n: Node | undefined = root; n; n = n.children[0]) if (turnStart(variant, n.fen)) nodes.push(n);
+    if (nodes.length < 2) return void graph.replaceChildren(h('div', { class: 'muted' }, 'Load a game or play some turns first.'));
+    graphBtn.disabled = true;
+    const evals: (number | null)[] = [];
+    const sock = new WebSocket(wsUrl('/api/analysis/ws'));
+    await new Promise(ok => (sock.onopen = ok));
+    const perMove = Math.max(50, Math.min(300, Math.floor(20000 / nodes.length)));
+    for (const n of nodes) {
+      const score = await new Promise<number | null>(ok => {
+        let last: Line | undefined;
+        sock.onmessage = ev => {
+          const m = JSON.parse(ev.data);
+          if (m.type === 'info') last = m.lines[0];
+          if (m.type === 'bestmove' || m.type === 'error') {
+            if (!last) return ok(null);
+            const s = last.score.mate !== undefined ? Math.sign(last.score.mate) * 1000 : Math.max(-1000, Math.min(1000, last.score.cp ?? 0));
+            ok(sideToMove(n.fen) === 'white' ? s : -s);
+          }
+        };
+        sock.send(JSON.stringify({ variant, fen: n.fen, multipv: 1, movetime: perMove }));
+      });
+      evals.push(score);
+      drawGraph(evals, nodes);
+    }
+    sock.close();
+    graphBtn.disabled = false;
+  }
+  function drawGraph(evals: (number | null)[], nodes: Node[]): void {
+    const W = 600, H = 120, n = nodes.length;
+    const x = (i: number) => (n > 1 ? (i * W) / (n - 1) : 0);
+    const y = (v: number) => H / 2 - (Math.tanh(v / 400) * H) / 2;
+    const pts = evals.map((v, i) => `${x(i).toFixed(1)},${y(v ?? 0).toFixed(1)}`);
+    const ns = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    svg.setAttribute('class', 'graph');
+    svg.setAttribute('preserveAspectRatio', 'none');
+    svg.innerHTML = `<rect x="0" y="0" width="${W}" height="${H / 2}" fill="#fff"/><rect x="0" y="${H / 2}" width="${W}" height="${H / 2}" fill="#ddd"/>` +
+      `<line x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}" stroke="#999" stroke-width="1"/>` +
+      `<polyline points="${pts.join(' ')}" fill="none" stroke="#3b7d3b" stroke-width="2"/>` +
+      evals.map((v, i) => `<circle cx="${x(i)}" cy="${y(v ?? 0)}" r="3" fill="#3b7d3b" data-i="${i}"><title>${((v ?? 0) / 100).toFixed(2)}</title></circle>`).join('');
+    svg.querySelectorAll('circle').forEach(c => c.addEventListener('click', () => go(nodes[Number(c.getAttribute('data-i'))])));
+    graph.replaceChildren(svg, h('div', { class: 'muted', id: 'graph-info' }, `${evals.length}/${n} positions · White's view`));
+  }
+
+  // Start: a server game (?game=id), a PGN, or a FEN.
+  const gid = params.get('game');
+  if (gid) {
+    fetch(`/api/games/${gid}/pgn`).then(r => r.ok ? r.text() : Promise.reject(new Error(`game ${gid}: ${r.status}`)))
+      .then(t => { pgnText.value = t; return importPgn(t, `game ${gid}`); })
+      .catch(e => (error.textContent = e.message));
+  } else {
+    setRoot(root.fen);
+  }
+  renderLines(false);
+  render();
+}

@@ -99,5 +99,10 @@ test('phone-sized game page, watcher is read-only', async () => {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `no horizontal scrolling (width ${width})`);
   await screenshot(page, 'game-phone.png');
+  await page.setViewportSize({ width: 1200, height: 820 });
+  await page.goto(server.base + '/');
+  await page.waitForSelector('#archive table');
+  await page.waitForSelector('#my-games table');
+  await screenshot(page, 'lobby.png');
   await page.close();
 });
