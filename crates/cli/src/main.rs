@@ -1,6 +1,7 @@
 //! The `doublemove` command line: perft, turn listing, game validation and benchmarks.
 
 mod bench;
+mod loadtest;
 mod match_runner;
 
 use clap::{Parser, Subcommand};
@@ -88,6 +89,8 @@ enum Command {
     },
     /// Play two engines against each other (game pairs, clocks, Elo, SPRT); see docs/match.md.
     Match(match_runner::MatchArgs),
+    /// Load benchmark of the game server (concurrent games, latency, durability); see docs/load.md.
+    Loadtest(loadtest::LoadArgs),
     /// Run the game server (HTTP API, WebSockets, SQLite archive); see docs/api.md.
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080")]
@@ -143,6 +146,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Validate { variant, file } => validate(variant, &file),
         Command::Match(args) => match_runner::run(args),
+        Command::Loadtest(args) => loadtest::run(args),
         Command::Serve { addr, db } => tokio::runtime::Runtime::new()
             .map_err(|e| e.to_string())?
             .block_on(server::serve(&addr, &db))
