@@ -71,6 +71,8 @@ pub struct Searcher {
     limits: Limits,
     aborted: bool,
     stop: Arc<AtomicBool>,
+    /// Whether the move into each ply was a null move (no two in a row).
+    null_at: [bool; MAX_PLY + 2],
 }
 
 fn phase_index(p: Phase) -> usize {
@@ -128,6 +130,7 @@ impl Searcher {
             limits: Limits::default(),
             aborted: false,
             stop: Arc::new(AtomicBool::new(false)),
+            null_at: [false; MAX_PLY + 2],
         }
     }
 
@@ -251,7 +254,22 @@ impl Searcher {
             }
             depth += 1;
         }
-        let (lines, depth) = best?;
+        // Stopped before the first iteration finished: play the best-ordered move rather than nothing.
+        let (lines, depth) = best.unwrap_or_else(|| {
+            let tt_move = self.tt.probe(root.hash()).and_then(|e| e.best);
+            let first = root_moves
+                .iter()
+                .copied()
+                .max_by_key(|&m| self.order_score(&root, m, tt_move, 0))
+                .expect("a legal move exists");
+            (
+                vec![Line {
+                    moves: vec![first],
+                    score: evaluate(&root),
+                }],
+                0,
+            )
+        });
         let pv = lines[0].moves.clone();
         let turn = self.complete_turn(&root, &pv, depth);
         Some(SearchResult {
@@ -274,9 +292,11 @@ impl Searcher {
             let next = match pv.get(k).copied().filter(|m| legal.contains(*m)) {
                 Some(m) => m,
                 None => {
+                    // Within the same clock: the hard limit still counts from the search's start.
                     self.aborted = false;
                     self.limits = Limits {
-                        nodes: Some(self.nodes + 200_000),
+                        nodes: Some(self.nodes + 20_000),
+                        hard_time: self.limits.hard_time,
                         ..Limits::default()
                     };
                     let (_, line) = self.root(&pos, (depth - 1).max(1), &[], None);
@@ -488,6 +508,26 @@ impl Searcher {
                 };
                 if cut {
                     return s;
+                }
+            }
+        }
+        // Null-move pruning, only at the start of a turn: passing the whole turn must still hold beta.
+        let b = pos.board();
+        let has_pieces = b.color(pos.turn()) & !(b.role(Role::Pawn) | b.role(Role::King)) != 0;
+        if !pv_node && !in_check && *depth >= 3 && ply > 0 && has_pieces && !self.null_at[ply - 1] {
+            if let Some(null) = pos.null_move() {
+                if evaluate(pos) >= beta {
+                    let r = 2 + (*depth >= 7) as i32;
+                    self.nodes += 1;
+                    self.null_at[ply] = true;
+                    let score = -self.negamax(&null, *depth - 1 - r, -beta, -beta + 1, ply + 1);
+                    self.null_at[ply] = false;
+                    if self.aborted {
+                        return 0;
+                    }
+                    if score >= beta {
+                        return if score >= MATE_BOUND { beta } else { score };
+                    }
                 }
             }
         }

@@ -308,3 +308,56 @@ fn uci_perft_and_bad_input() {
     );
     assert_eq!(out.last().map(String::as_str), Some("readyok"));
 }
+
+#[test]
+fn a_search_stopped_at_once_still_returns_a_legal_turn() {
+    let cases = [
+        (
+            Variant::TwoMove,
+            "r2qk2r/ppp3p1/5n2/1Bbp1PBp/1n6/2N2N1P/PPP2PPR/R2Q1K2 b kq - 1 8 T",
+        ),
+        (
+            Variant::DoubleMove,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 WB",
+        ),
+        (
+            Variant::Twinmove,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 T",
+        ),
+        (
+            Variant::Chess,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ),
+    ];
+    for (variant, fen) in cases {
+        for nodes in [1, 50, 2_000] {
+            let (pos, r, _) = search(
+                variant,
+                fen,
+                Limits {
+                    nodes: Some(nodes),
+                    depth: Some(2),
+                    ..Limits::default()
+                },
+            );
+            assert!(
+                legal_turns(&pos).contains(&r.turn),
+                "{variant} {nodes}: {:?}",
+                r.turn
+            );
+        }
+    }
+    // The level that once answered `bestmove (none)` here.
+    let out = {
+        let buf = Buffer::default();
+        let out: Output = Arc::new(Mutex::new(Box::new(buf.clone())));
+        let mut e = UciEngine::new(out, Level(3));
+        e.handle("setoption name UCI_Variant value two-move");
+        e.handle("position fen r2qk2r/ppp3p1/5n2/1Bbp1PBp/1n6/2N2N1P/PPP2PPR/R2Q1K2 b kq - 1 8 T");
+        e.handle("go wtime 1500 btime 1500 winc 50 binc 50");
+        e.handle("quit");
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_ne!(bestmove(&out), "(none)");
+}

@@ -8,6 +8,7 @@ pub mod fen;
 pub mod game;
 pub mod movegen;
 pub mod notation;
+mod null_move;
 pub mod outcome;
 pub mod perft;
 pub mod pgn;
