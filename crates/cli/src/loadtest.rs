@@ -113,7 +113,7 @@ fn sequences(variant: Variant, turns: usize, count: usize) -> Vec<Vec<Turn>> {
                 let next = (0..options.len()).find_map(|k| {
                     let t = &options[(first + k) % options.len()];
                     let mut g = game.clone();
-                    (g.play_turn(t, false).is_ok() && g.outcome().is_none()).then(|| (g, t))
+                    (g.play_turn(t, false).is_ok() && g.outcome().is_none()).then_some((g, t))
                 });
                 let Some((g, t)) = next else { break };
                 seq.push(Turn {
@@ -307,6 +307,15 @@ fn open_files_limit() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/self/limits").ok()?;
     let line = text.lines().find(|l| l.starts_with("Max open files"))?;
     line.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// User + system CPU seconds of a process, from /proc/PID/stat (Linux, 100 ticks a second).
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }
 
 fn loadavg() -> String {
@@ -560,6 +569,9 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
         2 * ready,
         setup_started.elapsed().as_secs_f64()
     );
+    let server_pid = child.as_ref().map(|c| c.child.id().to_string());
+    let cpu = |pid: Option<&str>| pid.and_then(cpu_seconds).unwrap_or(f64::NAN);
+    let cpu_start = (cpu(server_pid.as_deref()), cpu(Some("self")));
     let started = Instant::now();
     let _ = start_tx.send(Some(started + Duration::from_secs(args.duration_limit)));
     let load_start = loadavg();
@@ -569,6 +581,8 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let load_end = loadavg();
+    let server_cpu = cpu(server_pid.as_deref()) - cpu_start.0;
+    let client_cpu = cpu(Some("self")) - cpu_start.1;
 
     let mut lat: Vec<u32> = reports
         .iter()
@@ -593,6 +607,12 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
         percentile(&lat, 0.90),
         percentile(&lat, 0.99),
         percentile(&lat, 1.0)
+    );
+    println!(
+        "cpu during play: server {server_cpu:.1} s ({:.0}% of one core), this client {client_cpu:.1} s \
+         ({:.0}%)",
+        100.0 * server_cpu / elapsed,
+        100.0 * client_cpu / elapsed
     );
     if cut > 0 {
         println!(
