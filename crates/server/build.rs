@@ -32,7 +32,10 @@ fn main() {
         println!("cargo:rerun-if-changed={}", dist.display());
     } else if dist.parent().is_some_and(Path::is_dir) {
         // web/ exists but is not built yet: watching web/ notices when web/dist appears.
-        println!("cargo:rerun-if-changed={}", dist.parent().unwrap().display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            dist.parent().unwrap().display()
+        );
     }
     let mut files = Vec::new();
     walk(&dist, &dist, &mut files);
