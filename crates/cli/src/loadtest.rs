@@ -608,10 +608,16 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
         percentile(&lat, 0.99),
         percentile(&lat, 1.0)
     );
+    let server_cpu = if server_cpu.is_nan() {
+        "server not measured (not spawned)".to_string()
+    } else {
+        format!(
+            "server {server_cpu:.1} s ({:.0}% of one core)",
+            100.0 * server_cpu / elapsed
+        )
+    };
     println!(
-        "cpu during play: server {server_cpu:.1} s ({:.0}% of one core), this client {client_cpu:.1} s \
-         ({:.0}%)",
-        100.0 * server_cpu / elapsed,
+        "cpu during play: {server_cpu}, this client {client_cpu:.1} s ({:.0}%)",
         100.0 * client_cpu / elapsed
     );
     if cut > 0 {
@@ -642,7 +648,10 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
             println!("durability: server killed (SIGKILL) and restarted on the same database");
             a
         }
-        None => addr,
+        None => {
+            println!("durability: read back from the running server");
+            addr
+        }
     };
     let (lost, extra, failed) = verify(&http, check_addr, &games).await;
     println!(
