@@ -5,9 +5,11 @@
 //! re-serialises to a FEN that parses to an equal position, and the position behaves (hash, moves,
 //! SAN, turns).
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::sample::Index;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 use rules::game::legal_turns;
 use rules::notation::{candidate_moves, parse_move, parse_san, parse_uci, san, why_illegal};
 use rules::outcome::position_outcome;
@@ -20,22 +22,7 @@ use rules::{Game, Phase, Position, Variant};
 const DEFAULT_SEED: u64 = 0x5EED_D0B1_E30E;
 
 fn config(cases: u32) -> Config {
-    let base = Config::default();
-    Config {
-        cases: if std::env::var_os("PROPTEST_CASES").is_some() {
-            base.cases
-        } else {
-            cases
-        },
-        rng_seed: match base.rng_seed {
-            RngSeed::Random => RngSeed::Fixed(DEFAULT_SEED),
-            fixed => fixed,
-        },
-        // Never write proptest-regressions files into the source tree.
-        failure_persistence: None,
-        max_shrink_iters: 4096,
-        ..base
-    }
+    common::config(cases, DEFAULT_SEED, 4096)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,9 +13,11 @@
 //! A playout picks each move by a proptest index over `pos.legal_moves()` (so failures shrink to a
 //! short game) and stops when the game is over.
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::sample::Index;
-use proptest::test_runner::{Config, RngSeed, TestCaseError};
+use proptest::test_runner::{Config, TestCaseError};
 use rules::game::{legal_turns, turn_uci};
 use rules::notation::{parse_san, san};
 use rules::outcome::position_outcome;
@@ -38,22 +40,7 @@ const MAX_MOVES: usize = 60;
 const DEFAULT_SEED: u64 = 0xD0B1_E303_0E5E;
 
 fn config(cases: u32) -> Config {
-    let base = Config::default();
-    Config {
-        cases: if std::env::var_os("PROPTEST_CASES").is_some() {
-            base.cases
-        } else {
-            cases
-        },
-        rng_seed: match base.rng_seed {
-            RngSeed::Random => RngSeed::Fixed(DEFAULT_SEED),
-            fixed => fixed,
-        },
-        // Never write proptest-regressions files into the source tree.
-        failure_persistence: None,
-        max_shrink_iters: 2048,
-        ..base
-    }
+    common::config(cases, DEFAULT_SEED, 2048)
 }
 
 /// The starting positions of the playouts for `v`: the standard start and a few others, with the
