@@ -169,6 +169,16 @@ impl Searcher {
         self.aborted
     }
 
+    /// The quiescence score of `pos` for its side to move (captures and promotions resolved), with no
+    /// time or node limit. The tuner uses it to keep only quiet positions (where it equals the static
+    /// evaluation).
+    pub fn quiescence(&mut self, pos: &Position) -> i32 {
+        self.limits = Limits::default();
+        self.aborted = false;
+        self.path.clear();
+        self.qsearch(pos, -INF, INF, 0)
+    }
+
     /// Searches `game`'s current position. `info` receives a report after each completed iteration.
     pub fn search(
         &mut self,
