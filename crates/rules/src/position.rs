@@ -259,6 +259,22 @@ impl Position {
         list
     }
 
+    /// The legal moves, written into `out` (cleared first): no list is returned by value in a search.
+    #[inline]
+    pub fn legal_moves_into(&self, out: &mut MoveList) {
+        out.clear();
+        variants::legal_moves(self, out);
+    }
+
+    /// The legal moves that capture (en passant included) or promote, into `out` (cleared first): the
+    /// moves a quiescence search looks at, listed exactly as [`Position::legal_moves`] lists them.
+    #[inline]
+    pub fn tactical_moves_into(&self, out: &mut MoveList) {
+        out.clear();
+        let them = self.board.color(self.turn.other());
+        variants::legal_moves_onto(self, them, out);
+    }
+
     /// Whether `mv` is legal now.
     pub fn is_legal(&self, mv: Move) -> bool {
         self.legal_moves().contains(mv)

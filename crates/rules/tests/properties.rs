@@ -7,6 +7,7 @@
 //! (c) every listed legal turn replays through `Game::play_turn_text` to the same position as playing
 //!     its moves with `after`, and the list has no duplicates;
 //! (d) the number of legal turns equals `perft_turns(pos, 1)` and of legal moves `perft(pos, 1)`;
+//!     `legal_moves_into` lists the same moves, `tactical_moves_into` exactly the capturing/promoting ones;
 //! (e) SAN round-trip for every legal move;
 //! (f) PGN round-trip of the whole random game.
 //!
@@ -23,7 +24,7 @@ use rules::notation::{parse_san, san};
 use rules::outcome::position_outcome;
 use rules::perft::{perft, perft_turns};
 use rules::pgn::{read_game, write_pgn};
-use rules::{Game, Move, Position, Variant};
+use rules::{Game, Move, MoveList, Position, Variant};
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 const POS3: &str = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
@@ -241,6 +242,27 @@ fn prop_counts(start: Position, picks: Vec<Index>) -> Result<(), TestCaseError> 
             pos.legal_moves().len() as u64,
             perft(pos, 1),
             "legal_moves vs perft(1)\n{}",
+            context(&game, i)
+        );
+        let mut all = MoveList::new();
+        pos.legal_moves_into(&mut all);
+        let returned = pos.legal_moves();
+        prop_assert_eq!(all.as_slice(), returned.as_slice());
+        let tactical: Vec<Move> = all
+            .iter()
+            .copied()
+            .filter(|m| {
+                m.is_en_passant()
+                    || m.promotion().is_some()
+                    || pos.board().piece_at(m.to()).is_some()
+            })
+            .collect();
+        let mut listed = MoveList::new();
+        pos.tactical_moves_into(&mut listed);
+        prop_assert_eq!(
+            listed.as_slice(),
+            &tactical[..],
+            "tactical_moves_into vs filtered legal moves\n{}",
             context(&game, i)
         );
     }

@@ -8,9 +8,11 @@ mod double_move;
 mod twinmove;
 mod two_move;
 
-use crate::movegen::{generate, AnyMove, GenRules, MoveList};
+use crate::bitboard::Bitboard;
+use crate::movegen::{generate, AnyMove, GenRules, MoveList, MoveSink, PawnMoves};
 use crate::position::{MoveEffects, Phase, Position, TurnState};
 use crate::types::Move;
+use crate::types::Square;
 pub(crate) use completion::count_legal;
 use std::fmt;
 use std::str::FromStr;
@@ -175,11 +177,21 @@ pub(crate) fn completable(after: &Position) -> bool {
 }
 
 pub(crate) fn legal_moves(pos: &Position, out: &mut MoveList) {
+    legal_moves_onto(pos, !0, out);
+}
+
+/// The legal moves (as [`legal_moves`] lists them) that land on `targets`, plus every promotion and
+/// en passant capture. With `targets` = all squares these are all legal moves.
+pub(crate) fn legal_moves_onto(pos: &Position, targets: Bitboard, out: &mut MoveList) {
     if pos.variant.king_capture() && pos.king_captured().is_some() {
         return;
     }
     let rules = gen_rules(pos);
-    generate(&pos.gen_input(), &rules, out);
+    if targets == !0 {
+        generate(&pos.gen_input(), &rules, out);
+    } else {
+        generate(&pos.gen_input(), &rules, &mut OntoTargets { out, targets });
+    }
     if pos.state.phase == Phase::Second {
         return;
     }
@@ -194,5 +206,33 @@ pub(crate) fn legal_moves(pos: &Position, out: &mut MoveList) {
                 || (double && !m.starts_double())
                 || completion::first_move_completable(pos, m)
         });
+    }
+}
+
+/// A sink keeping the moves onto `targets`, and every promotion and en passant capture.
+struct OntoTargets<'a> {
+    out: &'a mut MoveList,
+    targets: Bitboard,
+}
+
+impl MoveSink for OntoTargets<'_> {
+    #[inline]
+    fn add(&mut self, m: Move) -> bool {
+        if self.targets & m.to().bb() != 0 || m.promotion().is_some() || m.is_en_passant() {
+            self.out.push(m);
+        }
+        false
+    }
+    #[inline]
+    fn add_targets(&mut self, from: Square, targets: Bitboard) -> bool {
+        self.out.add_targets(from, targets & self.targets)
+    }
+    #[inline]
+    fn add_pawn_moves(&mut self, targets: Bitboard, delta: i8, shape: PawnMoves) -> bool {
+        let keep = match shape {
+            PawnMoves::Promotions => targets,
+            PawnMoves::Plain | PawnMoves::DoublePush => targets & self.targets,
+        };
+        self.out.add_pawn_moves(keep, delta, shape)
     }
 }
