@@ -46,7 +46,7 @@ pub const POSITIONS: &[(Variant, &str)] = &[
     ),
 ];
 
-pub const DEPTH: i32 = 6;
+pub const DEPTH: i32 = 11;
 
 /// Runs the bench and returns (total nodes, nodes per second).
 pub fn run(out: &mut dyn Write) -> (u64, u64) {

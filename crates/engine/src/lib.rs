@@ -5,6 +5,7 @@ pub mod bench;
 pub mod eval;
 pub mod levels;
 pub mod search;
+pub mod see;
 pub mod timeman;
 pub mod tt;
 pub mod uci;

@@ -3,9 +3,10 @@
 //! Depth counts moves; mate scores count moves internally and are reported in turns.
 
 use crate::eval::{evaluate, PIECE_VALUE};
+use crate::see::see_ge;
 use crate::tt::{Bound, TranspositionTable};
 use rules::game::Game;
-use rules::{Move, MoveList, Phase, Position, Role, Variant};
+use rules::{Color, Move, MoveList, Phase, Position, Role, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -55,13 +56,46 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
+/// History scores are kept within ±HISTORY_MAX (updates pull them towards the bound, not past it).
+const HISTORY_MAX: i32 = 16_384;
+
 /// History heuristic indices: side, phase (start/response/second), from, to.
 type History = Vec<[[i32; 64]; 64]>;
+
+/// What the search keeps per ply: the moves being tried there and what the ply remembers.
+struct Ply {
+    moves: MoveList,
+    scores: [i32; MoveList::CAPACITY],
+    next: usize,
+    side: Color,
+    static_eval: i32,
+    /// The move being searched from this ply (None for a null move).
+    current: Option<Move>,
+    killers: [Option<Move>; 2],
+    null: bool,
+}
+
+impl Ply {
+    fn new() -> Ply {
+        Ply {
+            moves: MoveList::new(),
+            scores: [0; MoveList::CAPACITY],
+            next: 0,
+            side: Color::White,
+            static_eval: 0,
+            current: None,
+            killers: [None; 2],
+            null: false,
+        }
+    }
+}
 
 pub struct Searcher {
     pub tt: TranspositionTable,
     history: History,
-    killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    /// The quiet move that last refuted each previous move (indexed by its from and to squares).
+    countermoves: Vec<Option<Move>>,
+    stack: Vec<Ply>,
     pv: Vec<Vec<Move>>,
     path: Vec<u64>,
     game_keys: Vec<u64>,
@@ -71,8 +105,8 @@ pub struct Searcher {
     limits: Limits,
     aborted: bool,
     stop: Arc<AtomicBool>,
-    /// Whether the move into each ply was a null move (no two in a row).
-    null_at: [bool; MAX_PLY + 2],
+    /// Late move reductions by depth and move number.
+    reductions: [[u8; 64]; 64],
 }
 
 fn phase_index(p: Phase) -> usize {
@@ -89,6 +123,16 @@ fn is_capture(pos: &Position, m: Move) -> bool {
 
 fn is_tactical(pos: &Position, m: Move) -> bool {
     is_capture(pos, m) || m.promotion() == Some(Role::Queen)
+}
+
+fn victim_value(pos: &Position, m: Move) -> i32 {
+    if m.is_en_passant() {
+        PIECE_VALUE[Role::Pawn.index()]
+    } else {
+        pos.board()
+            .role_at(m.to())
+            .map_or(0, |r| PIECE_VALUE[r.index()])
+    }
 }
 
 /// "Mate in N turns" for a mate score (positive: the side to move at the root mates), counting the
@@ -117,10 +161,17 @@ pub fn mate_in_turns(root: &Position, line: &Line) -> Option<i32> {
 
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
+        let mut reductions = [[0u8; 64]; 64];
+        for (d, row) in reductions.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (i as f64).ln() / 2.25) as u8;
+            }
+        }
         Searcher {
             tt: TranspositionTable::new(hash_mb),
             history: vec![[[0; 64]; 64]; 6],
-            killers: [[None; 2]; MAX_PLY + 1],
+            countermoves: vec![None; 64 * 64],
+            stack: (0..MAX_PLY + 2).map(|_| Ply::new()).collect(),
             pv: vec![Vec::new(); MAX_PLY + 2],
             path: Vec::with_capacity(MAX_PLY + 2),
             game_keys: Vec::new(),
@@ -130,7 +181,7 @@ impl Searcher {
             limits: Limits::default(),
             aborted: false,
             stop: Arc::new(AtomicBool::new(false)),
-            null_at: [false; MAX_PLY + 2],
+            reductions,
         }
     }
 
@@ -142,11 +193,18 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.history.iter_mut().for_each(|h| *h = [[0; 64]; 64]);
+        self.countermoves.iter_mut().for_each(|c| *c = None);
     }
 
     fn hist(&mut self, pos: &Position, m: Move) -> &mut i32 {
         let i = pos.turn().index() * 3 + phase_index(pos.phase());
         &mut self.history[i][m.from().index()][m.to().index()]
+    }
+
+    /// Moves a history score towards +-HISTORY_MAX by `bonus` (negative for a malus).
+    fn update_history(&mut self, pos: &Position, m: Move, bonus: i32) {
+        let h = self.hist(pos, m);
+        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
     }
 
     #[inline]
@@ -197,12 +255,15 @@ impl Searcher {
         self.seldepth = 0;
         self.aborted = false;
         self.tt.new_search();
-        self.killers = [[None; 2]; MAX_PLY + 1];
+        for ply in self.stack.iter_mut() {
+            ply.killers = [None; 2];
+            ply.null = false;
+        }
         self.game_keys = counted_keys(game);
         for h in self.history.iter_mut() {
             for row in h.iter_mut() {
                 for v in row.iter_mut() {
-                    *v /= 4;
+                    *v /= 2;
                 }
             }
         }
@@ -220,7 +281,15 @@ impl Searcher {
             let mut lines: Vec<Line> = Vec::new();
             let mut excluded: Vec<Move> = Vec::new();
             for _ in 0..multipv {
-                let (score, pv) = self.root(&root, depth, &excluded, best.as_ref().map(|b| &b.0));
+                let previous = best.as_ref().map(|b| &b.0);
+                let guess = previous
+                    .filter(|_| multipv == 1 && depth >= 4)
+                    .map(|ls| ls[0].score)
+                    .filter(|s| s.abs() < MATE_BOUND);
+                let (score, pv) = match guess {
+                    Some(g) => self.aspiration(&root, depth, g, previous),
+                    None => self.root(&root, depth, -INF, INF, &excluded, previous),
+                };
                 if self.aborted && !(lines.is_empty() && best.is_none()) {
                     break;
                 }
@@ -270,7 +339,7 @@ impl Searcher {
             let first = root_moves
                 .iter()
                 .copied()
-                .max_by_key(|&m| self.order_score(&root, m, tt_move, 0))
+                .max_by_key(|&m| self.order_score(&root, m, tt_move, 0, None))
                 .expect("a legal move exists");
             (
                 vec![Line {
@@ -291,6 +360,38 @@ impl Searcher {
         })
     }
 
+    /// A root search in a window around the previous iteration's score, widened on each failure.
+    fn aspiration(
+        &mut self,
+        root: &Position,
+        depth: i32,
+        guess: i32,
+        previous: Option<&Vec<Line>>,
+    ) -> (i32, Vec<Move>) {
+        let mut delta = 20;
+        let mut alpha = (guess - delta).max(-INF);
+        let mut beta = (guess + delta).min(INF);
+        loop {
+            let (score, pv) = self.root(root, depth, alpha, beta, &[], previous);
+            if self.aborted {
+                return (score, pv);
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta {
+                beta = (score + delta).min(INF);
+            } else {
+                return (score, pv);
+            }
+            delta += delta;
+            if delta > 800 {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
     /// The whole turn that begins with the PV's first move. If the PV stops half way through the turn,
     /// the rest of the turn gets a search of its own.
     fn complete_turn(&mut self, root: &Position, pv: &[Move], depth: i32) -> Vec<Move> {
@@ -309,7 +410,7 @@ impl Searcher {
                         hard_time: self.limits.hard_time,
                         ..Limits::default()
                     };
-                    let (_, line) = self.root(&pos, (depth - 1).max(1), &[], None);
+                    let (_, line) = self.root(&pos, (depth - 1).max(1), -INF, INF, &[], None);
                     line.first().copied().unwrap_or(legal.as_slice()[0])
                 }
             };
@@ -320,41 +421,44 @@ impl Searcher {
         turn
     }
 
+    /// Searches the root moves (but `excluded`) in the window (alpha, beta). Returns the best score and
+    /// the principal variation, which is empty when no move scored above alpha.
     fn root(
         &mut self,
         root: &Position,
         depth: i32,
+        mut alpha: i32,
+        beta: i32,
         excluded: &[Move],
         previous: Option<&Vec<Line>>,
     ) -> (i32, Vec<Move>) {
-        let mut moves: Vec<Move> = root
-            .legal_moves()
-            .iter()
-            .copied()
-            .filter(|m| !excluded.contains(m))
-            .collect();
-        if moves.is_empty() {
-            return (-INF, Vec::new());
-        }
         let prev_best = previous.and_then(|ls| {
             ls.iter()
                 .map(|l| l.moves[0])
                 .find(|m| !excluded.contains(m))
         });
         let tt_best = self.tt.probe(root.hash()).and_then(|e| e.best);
-        let mut scored: Vec<(i32, Move)> = moves
-            .drain(..)
-            .map(|m| (self.order_score(root, m, prev_best.or(tt_best), 0), m))
+        let mut scored: Vec<(i32, Move)> = root
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|m| !excluded.contains(m))
+            .map(|m| (self.order_score(root, m, prev_best.or(tt_best), 0, None), m))
             .collect();
+        if scored.is_empty() {
+            return (-INF, Vec::new());
+        }
         scored.sort_by_key(|e| std::cmp::Reverse(e.0));
-        let mut alpha = -INF;
-        let beta = INF;
+        let mut best_score = -INF;
         let mut best_pv = Vec::new();
         self.path.clear();
         self.path.push(root.hash());
+        self.stack[0].side = root.turn();
+        self.stack[0].static_eval = -INF;
         for (i, &(_, m)) in scored.iter().enumerate() {
             let child = root.after(m);
             self.nodes += 1;
+            self.stack[0].current = Some(m);
             let score = if i == 0 {
                 self.child_search(root, &child, depth - 1, alpha, beta, 1)
             } else {
@@ -368,17 +472,34 @@ impl Searcher {
             if self.aborted {
                 break;
             }
-            if score > alpha {
-                alpha = score;
-                best_pv = vec![m];
-                best_pv.extend_from_slice(&self.pv[1].clone());
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_pv = vec![m];
+                    best_pv.extend_from_slice(&self.pv[1].clone());
+                    if alpha >= beta {
+                        break;
+                    }
+                }
             }
         }
         if !best_pv.is_empty() && excluded.is_empty() && !self.aborted {
-            self.tt
-                .store(root.hash(), Some(best_pv[0]), alpha, depth, Bound::Exact);
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.tt.store(
+                root.hash(),
+                Some(best_pv[0]),
+                best_score,
+                -INF,
+                depth,
+                bound,
+            );
         }
-        (alpha, best_pv)
+        (best_score, best_pv)
     }
 
     /// The child's score from the parent's side: negated only when the player changes.
@@ -434,38 +555,104 @@ impl Searcher {
         }
     }
 
-    fn order_score(&mut self, pos: &Position, m: Move, tt_move: Option<Move>, ply: usize) -> i32 {
+    /// Move ordering: the table's move, winning and even captures (most valuable victim, least valuable
+    /// attacker), queen promotions, killers, the countermove, quiet moves by history, losing captures,
+    /// under-promotions.
+    fn order_score(
+        &mut self,
+        pos: &Position,
+        m: Move,
+        tt_move: Option<Move>,
+        ply: usize,
+        counter: Option<Move>,
+    ) -> i32 {
         if Some(m) == tt_move {
-            return 10_000_000;
+            return 30_000_000;
         }
-        let b = pos.board();
-        if let Some(victim) = b.role_at(m.to()) {
-            let attacker = b.role_at(m.from()).map_or(0, |r| PIECE_VALUE[r.index()]);
-            return 1_000_000 + PIECE_VALUE[victim.index()] * 10 - attacker / 10;
+        if is_capture(pos, m) {
+            let attacker = pos
+                .board()
+                .role_at(m.from())
+                .map_or(0, |r| PIECE_VALUE[r.index()]);
+            let mvv_lva = victim_value(pos, m) * 8 - attacker / 100;
+            return if see_ge(pos, m, 0) {
+                20_000_000 + mvv_lva
+            } else {
+                -10_000_000 + mvv_lva
+            };
         }
-        if m.is_en_passant() {
-            return 1_000_000 + 1000 - 10;
+        match m.promotion() {
+            Some(Role::Queen) => return 19_000_000,
+            Some(_) => return -20_000_000,
+            None => {}
         }
-        if let Some(p) = m.promotion() {
-            return 900_000 + PIECE_VALUE[p.index()];
+        let killers = self.stack[ply].killers;
+        if killers[0] == Some(m) {
+            return 15_000_000;
         }
-        if self.killers[ply][0] == Some(m) {
-            return 800_000;
+        if killers[1] == Some(m) {
+            return 14_000_000;
         }
-        if self.killers[ply][1] == Some(m) {
-            return 790_000;
+        if counter == Some(m) {
+            return 13_000_000;
         }
         *self.hist(pos, m)
     }
 
-    fn negamax(
-        &mut self,
-        pos: &Position,
-        mut depth: i32,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-    ) -> i32 {
+    /// Lists `pos`'s moves (all, or only captures and promotions) at `ply` with their ordering scores.
+    fn generate(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>, tactical_only: bool) {
+        if tactical_only {
+            pos.tactical_moves_into(&mut self.stack[ply].moves);
+        } else {
+            pos.legal_moves_into(&mut self.stack[ply].moves);
+        }
+        let counter = self.countermove(ply);
+        for i in 0..self.stack[ply].moves.len() {
+            let m = self.stack[ply].moves.as_slice()[i];
+            let s = if tactical_only && Some(m) != tt_move {
+                let attacker = pos
+                    .board()
+                    .role_at(m.from())
+                    .map_or(0, |r| PIECE_VALUE[r.index()]);
+                victim_value(pos, m) * 8 - attacker / 100
+                    + m.promotion().map_or(0, |r| PIECE_VALUE[r.index()])
+            } else {
+                self.order_score(pos, m, tt_move, ply, counter)
+            };
+            self.stack[ply].scores[i] = s;
+        }
+        self.stack[ply].next = 0;
+    }
+
+    /// The next move to try at `ply`: the best-scored one not tried yet.
+    #[inline]
+    fn next_move(&mut self, ply: usize) -> Option<Move> {
+        let p = &mut self.stack[ply];
+        let n = p.moves.len();
+        if p.next >= n {
+            return None;
+        }
+        let mut best = p.next;
+        for i in p.next + 1..n {
+            if p.scores[i] > p.scores[best] {
+                best = i;
+            }
+        }
+        let m = p.moves.as_slice()[best];
+        if best != p.next {
+            p.scores.swap(best, p.next);
+            p.moves.swap(best, p.next);
+        }
+        p.next += 1;
+        Some(m)
+    }
+
+    fn countermove(&self, ply: usize) -> Option<Move> {
+        let prev = self.stack[ply.checked_sub(1)?].current?;
+        self.countermoves[prev.from().index() * 64 + prev.to().index()]
+    }
+
+    fn negamax(&mut self, pos: &Position, depth: i32, alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv[ply].clear();
         if self.should_stop() {
             return 0;
@@ -474,16 +661,16 @@ impl Searcher {
             return self.terminal_score(pos, ply);
         }
         self.path.push(pos.hash());
-        let r = self.negamax_inner(pos, &mut depth, &mut alpha, beta, ply);
+        let r = self.node(pos, depth, alpha, beta, ply);
         self.path.pop();
         r
     }
 
-    fn negamax_inner(
+    fn node(
         &mut self,
         pos: &Position,
-        depth: &mut i32,
-        alpha: &mut i32,
+        mut depth: i32,
+        mut alpha: i32,
         beta: i32,
         ply: usize,
     ) -> i32 {
@@ -499,39 +686,88 @@ impl Searcher {
         }
         let in_check = pos.in_check() && !pos.variant().king_capture();
         if in_check && ply < MAX_PLY / 2 {
-            *depth += 1;
+            depth += 1;
         }
-        if *depth <= 0 {
-            return self.qsearch(pos, *alpha, beta, ply);
+        if depth <= 0 {
+            return self.qsearch(pos, alpha, beta, ply);
         }
+        let pv_node = beta - alpha > 1;
         let key = pos.hash();
         let entry = self.tt.probe(key);
         let tt_move = entry.and_then(|e| e.best);
-        let pv_node = beta - *alpha > 1;
         if let Some(e) = entry.filter(|_| !pv_node) {
-            if e.depth as i32 >= *depth {
+            if e.depth as i32 >= depth {
                 let s = score_from_tt(e.score, ply);
                 let cut = match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => s >= beta,
-                    Bound::Upper => s <= *alpha,
+                    Bound::Upper => s <= alpha,
                 };
                 if cut {
                     return s;
                 }
             }
         }
-        // Null-move pruning, only at the start of a turn: passing the whole turn must still hold beta.
-        let b = pos.board();
-        let has_pieces = b.color(pos.turn()) & !(b.role(Role::Pawn) | b.role(Role::King)) != 0;
-        if !pv_node && !in_check && *depth >= 3 && ply > 0 && has_pieces && !self.null_at[ply - 1] {
-            if let Some(null) = pos.null_move() {
-                if evaluate(pos) >= beta {
-                    let r = 2 + (*depth >= 7) as i32;
+
+        let static_eval = if in_check {
+            -INF
+        } else {
+            match entry {
+                Some(e) if e.eval as i32 > -INF => e.eval as i32,
+                _ => evaluate(pos),
+            }
+        };
+        // A table score bounded on the right side is a better estimate than the static evaluation.
+        let mut eval = static_eval;
+        if let Some(e) = entry.filter(|e| !in_check && e.score.abs() < MATE_BOUND) {
+            let better = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.score > eval,
+                Bound::Upper => e.score < eval,
+            };
+            if better {
+                eval = e.score;
+            }
+        }
+        self.stack[ply].side = pos.turn();
+        self.stack[ply].static_eval = static_eval;
+        let improving = !in_check
+            && ply >= 2
+            && self.stack[ply - 2].side == pos.turn()
+            && static_eval > self.stack[ply - 2].static_eval;
+
+        if !pv_node && !in_check && ply > 0 {
+            // Reverse futility: far above beta with little depth left.
+            if depth <= 7
+                && eval.abs() < MATE_BOUND
+                && eval - 80 * (depth - improving as i32) >= beta
+            {
+                return eval;
+            }
+            // Razoring (orthodox chess only: half way through a variant turn the move still to come
+            // is often a quiet check or mate, which quiescence does not see): far below alpha, and
+            // captures do not help either.
+            if pos.variant() == Variant::Chess
+                && depth <= 3
+                && alpha.abs() < MATE_BOUND
+                && eval + 300 + 250 * depth * depth <= alpha
+            {
+                let v = self.qsearch(pos, alpha, alpha + 1, ply);
+                if v <= alpha {
+                    return v;
+                }
+            }
+            // Null move, only at the start of a normal turn: passing the whole turn must still hold beta.
+            let b = pos.board();
+            let has_pieces = b.color(pos.turn()) & !(b.role(Role::Pawn) | b.role(Role::King)) != 0;
+            if depth >= 3 && eval >= beta && has_pieces && !self.stack[ply - 1].null {
+                if let Some(null) = pos.null_move() {
+                    let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
                     self.nodes += 1;
-                    self.null_at[ply] = true;
-                    let score = -self.negamax(&null, *depth - 1 - r, -beta, -beta + 1, ply + 1);
-                    self.null_at[ply] = false;
+                    self.stack[ply].null = true;
+                    self.stack[ply].current = None;
+                    let score = -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1);
+                    self.stack[ply].null = false;
                     if self.aborted {
                         return 0;
                     }
@@ -541,40 +777,79 @@ impl Searcher {
                 }
             }
         }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
+        // Without a move from the table this node was not searched before: a shallower search will do.
+        if depth >= 4 && tt_move.is_none() {
+            depth -= 1;
+        }
+
+        self.generate(pos, ply, tt_move, false);
+        if self.stack[ply].moves.is_empty() {
             return self.terminal_score(pos, ply);
         }
-        let mut scored: Vec<(i32, Move)> = moves
-            .iter()
-            .map(|&m| (self.order_score(pos, m, tt_move, ply), m))
-            .collect();
-        scored.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
-        let original_alpha = *alpha;
+        let counter = self.countermove(ply);
+        let killers = self.stack[ply].killers;
+        let original_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move = None;
-        for (i, &(_, m)) in scored.iter().enumerate() {
-            let child = pos.after(m);
-            self.nodes += 1;
+        let mut quiets = [Move::normal(rules::Square(0), rules::Square(0)); 64];
+        let mut quiet_count = 0;
+        let mut searched = 0;
+        let mut skip_quiets = false;
+        let lmp_limit = (3 + depth * depth) / (2 - improving as i32);
+        while let Some(m) = self.next_move(ply) {
             let tactical = is_tactical(pos, m);
+            // In orthodox chess every move hands the turn over, and quiet checks may go as well.
+            if skip_quiets && !tactical && pos.variant() == Variant::Chess {
+                continue;
+            }
+            let child = pos.after(m);
+            let passes = child.turn() != pos.turn();
+            let gives_check = passes && !pos.variant().king_capture() && child.in_check();
+            // Late moves that hand the turn over, in a position that is not lost: prune the hopeless.
+            if ply > 0 && best_score > -MATE_BOUND && !in_check && passes && !gives_check {
+                if !tactical {
+                    if skip_quiets {
+                        continue;
+                    }
+                    if !pv_node && depth <= 8 && quiet_count as i32 >= lmp_limit {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    if !pv_node && depth <= 8 && eval + 100 + 100 * depth <= alpha {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    if depth <= 8 && !see_ge(pos, m, -25 * depth * depth) {
+                        continue;
+                    }
+                } else if depth <= 6 && !see_ge(pos, m, -90 * depth) {
+                    continue;
+                }
+            }
+            self.nodes += 1;
+            self.stack[ply].current = Some(m);
+            searched += 1;
             let mut score;
-            if i == 0 {
-                score = self.child_search(pos, &child, *depth - 1, *alpha, beta, ply + 1);
+            if searched == 1 {
+                score = self.child_search(pos, &child, depth - 1, alpha, beta, ply + 1);
             } else {
                 // Late move reductions for quiet moves.
                 let mut r = 0;
-                if *depth >= 3 && i >= 3 && !tactical && !in_check {
-                    r = 1 + (i >= 10) as i32 + (*depth >= 8) as i32;
-                    if child.in_check() {
-                        r = 0;
-                    }
+                if depth >= 3 && !tactical && searched > 1 + pv_node as i32 {
+                    r = self.reductions[depth.min(63) as usize][searched.min(63) as usize] as i32;
+                    r += !improving as i32;
+                    r -= pv_node as i32;
+                    r -= (killers.contains(&Some(m)) || counter == Some(m)) as i32;
+                    r -= (gives_check || in_check) as i32;
+                    r -= *self.hist(pos, m) / 6000;
+                    r = r.clamp(0, depth - 2);
                 }
-                score = self.child_search(pos, &child, *depth - 1 - r, *alpha, *alpha + 1, ply + 1);
-                if score > *alpha && r > 0 {
-                    score = self.child_search(pos, &child, *depth - 1, *alpha, *alpha + 1, ply + 1);
+                score = self.child_search(pos, &child, depth - 1 - r, alpha, alpha + 1, ply + 1);
+                if score > alpha && r > 0 {
+                    score = self.child_search(pos, &child, depth - 1, alpha, alpha + 1, ply + 1);
                 }
-                if score > *alpha && score < beta {
-                    score = self.child_search(pos, &child, *depth - 1, *alpha, beta, ply + 1);
+                if score > alpha && score < beta {
+                    score = self.child_search(pos, &child, depth - 1, alpha, beta, ply + 1);
                 }
             }
             if self.aborted {
@@ -583,25 +858,23 @@ impl Searcher {
             if score > best_score {
                 best_score = score;
                 best_move = Some(m);
-                if score > *alpha {
-                    *alpha = score;
+                if score > alpha {
+                    alpha = score;
                     let (head, tail) = self.pv.split_at_mut(ply + 1);
                     head[ply].clear();
                     head[ply].push(m);
                     head[ply].extend_from_slice(&tail[0]);
                 }
             }
-            if *alpha >= beta {
+            if alpha >= beta {
                 if !tactical {
-                    if self.killers[ply][0] != Some(m) {
-                        self.killers[ply][1] = self.killers[ply][0];
-                        self.killers[ply][0] = Some(m);
-                    }
-                    let bonus = *depth * *depth;
-                    let h = self.hist(pos, m);
-                    *h = (*h + bonus).min(700_000);
+                    self.reward_quiet(pos, ply, m, depth, &quiets[..quiet_count]);
                 }
                 break;
+            }
+            if !tactical && quiet_count < quiets.len() {
+                quiets[quiet_count] = m;
+                quiet_count += 1;
             }
         }
         let bound = if best_score >= beta {
@@ -611,9 +884,33 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        self.tt
-            .store(key, best_move, score_to_tt(best_score, ply), *depth, bound);
+        self.tt.store(
+            key,
+            best_move,
+            score_to_tt(best_score, ply),
+            static_eval,
+            depth,
+            bound,
+        );
         best_score
+    }
+
+    /// A quiet move refuted the opponent's last move: remember it as killer and countermove, raise its
+    /// history and lower the history of the quiet moves tried before it.
+    fn reward_quiet(&mut self, pos: &Position, ply: usize, m: Move, depth: i32, tried: &[Move]) {
+        let killers = &mut self.stack[ply].killers;
+        if killers[0] != Some(m) {
+            killers[1] = killers[0];
+            killers[0] = Some(m);
+        }
+        if let Some(prev) = ply.checked_sub(1).and_then(|p| self.stack[p].current) {
+            self.countermoves[prev.from().index() * 64 + prev.to().index()] = Some(m);
+        }
+        let bonus = (16 * depth * depth).min(1600);
+        self.update_history(pos, m, bonus);
+        for &q in tried {
+            self.update_history(pos, q, -bonus);
+        }
     }
 
     fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -625,31 +922,59 @@ impl Searcher {
         if pos.king_captured().is_some() {
             return self.terminal_score(pos, ply);
         }
-        let in_check = pos.in_check() && !pos.variant().king_capture();
-        let moves: MoveList = pos.legal_moves();
-        if moves.is_empty() {
-            return self.terminal_score(pos, ply);
-        }
         if ply >= MAX_PLY {
             return evaluate(pos);
         }
-        let mut best = -INF;
-        if !in_check {
-            let stand = evaluate(pos);
-            if stand >= beta {
-                return stand;
+        let in_check = pos.in_check() && !pos.variant().king_capture();
+        let key = pos.hash();
+        let entry = self.tt.probe(key);
+        if let Some(e) = entry.filter(|_| beta - alpha == 1) {
+            let s = score_from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
             }
-            best = stand;
-            alpha = alpha.max(stand);
         }
-        let mut scored: Vec<(i32, Move)> = moves
-            .iter()
-            .copied()
-            .filter(|&m| in_check || (is_tactical(pos, m) && !m.starts_double()))
-            .map(|m| (self.order_score(pos, m, None, ply.min(MAX_PLY)), m))
-            .collect();
-        scored.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
-        for &(_, m) in &scored {
+        let tt_move = entry.and_then(|e| e.best);
+        let original_alpha = alpha;
+        let mut best = -INF;
+        let static_eval;
+        if in_check {
+            static_eval = -INF;
+            self.generate(pos, ply, tt_move, false);
+            if self.stack[ply].moves.is_empty() {
+                return self.terminal_score(pos, ply);
+            }
+        } else {
+            static_eval = match entry {
+                Some(e) if e.eval as i32 > -INF => e.eval as i32,
+                _ => evaluate(pos),
+            };
+            if static_eval >= beta {
+                return static_eval;
+            }
+            best = static_eval;
+            alpha = alpha.max(static_eval);
+            self.generate(pos, ply, tt_move, true);
+        }
+        let mut best_move = None;
+        while let Some(m) = self.next_move(ply) {
+            if !in_check {
+                if m.starts_double() || m.promotion().is_some_and(|r| r != Role::Queen) {
+                    continue;
+                }
+                // Delta pruning: even winning this piece for free would not reach alpha.
+                if m.promotion().is_none() && static_eval + victim_value(pos, m) + 200 <= alpha {
+                    continue;
+                }
+                if !see_ge(pos, m, 0) {
+                    continue;
+                }
+            }
             let child = pos.after(m);
             self.nodes += 1;
             let score = self.child_qsearch(pos, &child, alpha, beta, ply + 1);
@@ -658,6 +983,7 @@ impl Searcher {
             }
             if score > best {
                 best = score;
+                best_move = Some(m);
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
@@ -666,6 +992,21 @@ impl Searcher {
                 }
             }
         }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            best_move,
+            score_to_tt(best, ply),
+            static_eval,
+            0,
+            bound,
+        );
         best
     }
 }

@@ -14,6 +14,8 @@ pub struct Entry {
     pub key: u64,
     pub best: Option<Move>,
     pub score: i32,
+    /// The static evaluation of the position (saves evaluating it again).
+    pub eval: i16,
     pub depth: i8,
     pub bound: Bound,
     pub age: u8,
@@ -52,7 +54,15 @@ impl TranspositionTable {
     }
 
     #[inline]
-    pub fn store(&mut self, key: u64, best: Option<Move>, score: i32, depth: i32, bound: Bound) {
+    pub fn store(
+        &mut self,
+        key: u64,
+        best: Option<Move>,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+    ) {
         let slot = &mut self.entries[key as usize & self.mask];
         let replace = match slot {
             None => true,
@@ -64,6 +74,7 @@ impl TranspositionTable {
                 key,
                 best,
                 score,
+                eval: eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
                 depth: depth.clamp(-1, 127) as i8,
                 bound,
                 age: self.age,

@@ -116,7 +116,7 @@ impl std::fmt::Debug for MoveList {
 }
 
 impl MoveList {
-    const CAPACITY: usize = 512;
+    pub const CAPACITY: usize = 512;
 
     #[inline]
     pub fn new() -> MoveList {
@@ -161,6 +161,12 @@ impl MoveList {
             }
         }
         self.len = j;
+    }
+    /// Exchanges the moves at `a` and `b` (both below `len`).
+    #[inline]
+    pub fn swap(&mut self, a: usize, b: usize) {
+        assert!(a < self.len && b < self.len, "MoveList::swap out of range");
+        self.moves.swap(a, b);
     }
     pub fn iter(&self) -> std::slice::Iter<'_, Move> {
         self.as_slice().iter()
