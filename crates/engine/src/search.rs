@@ -5,6 +5,7 @@
 use crate::eval::{evaluate, PIECE_VALUE};
 use crate::see::see_ge;
 use crate::tt::{Bound, TranspositionTable};
+use rules::bitboard::tables;
 use rules::game::Game;
 use rules::{Color, Move, MoveList, Phase, Position, Role, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -135,6 +136,87 @@ fn victim_value(pos: &Position, m: Move) -> i32 {
     }
 }
 
+/// Whether the side to move, at the start of its turn, may make two moves in it (Two Move Chess's
+/// normal turn, an unspent Double Move, a Twinmove pawn move followed by a piece move).
+fn may_move_twice(pos: &Position) -> bool {
+    pos.phase() == Phase::Start
+        && match pos.variant() {
+            Variant::Chess => false,
+            Variant::TwoMove => true,
+            Variant::DoubleMove => pos.state().double_move[pos.turn().index()],
+            Variant::Twinmove => pos.board().pieces(pos.turn(), Role::Pawn) != 0,
+        }
+}
+
+/// Whether the quiet first move `m` of a two-move turn makes a capture possible for the second move
+/// that was not there before and that wins material: an enemy piece that is undefended or worth more
+/// than its attacker. In Double Move Chess the moved piece itself may capture next; in Two Move and
+/// Twinmove Chess the moved piece may not (or is a pawn), so only discovered attacks count there (in
+/// Twinmove a discovered attack on the king wins the game).
+fn sets_up_capture(pos: &Position, m: Move) -> bool {
+    let b = pos.board();
+    let t = tables();
+    let us = pos.turn();
+    let them = us.other();
+    let (from, to) = (m.from(), m.to());
+    let Some(mover) = b.role_at(from) else {
+        return false;
+    };
+    let occ_before = b.occupied();
+    let occ_after = occ_before ^ from.bb() ^ to.bb();
+    let kings_capturable = pos.variant().king_capture();
+    let enemy = b.color(them)
+        & if kings_capturable {
+            !0
+        } else {
+            !b.role(Role::King)
+        };
+    let wins = |target: rules::Square, attacker: Role| {
+        let victim = b.role_at(target).map_or(0, |r| PIECE_VALUE[r.index()]);
+        victim > PIECE_VALUE[attacker.index()] || !b.is_attacked(target, them, occ_after)
+    };
+    match pos.variant() {
+        Variant::DoubleMove => {
+            if !m.starts_double() {
+                return false;
+            }
+            let attacks = match mover {
+                Role::Pawn => t.pawn(us, to),
+                Role::Knight => t.knight(to),
+                Role::Bishop => t.bishop(to, occ_after),
+                Role::Rook => t.rook(to, occ_after),
+                Role::Queen => t.queen(to, occ_after),
+                Role::King => t.king(to),
+            };
+            rules::bitboard::squares(attacks & enemy).any(|sq| wins(sq, mover))
+        }
+        Variant::TwoMove | Variant::Twinmove => {
+            if pos.variant() == Variant::Twinmove && mover != Role::Pawn {
+                return false;
+            }
+            let own = b.color(us) & !from.bb();
+            let straight = (b.role(Role::Rook) | b.role(Role::Queen)) & own;
+            let diagonal = (b.role(Role::Bishop) | b.role(Role::Queen)) & own;
+            let lines = [
+                (t.rook(from, occ_after) & straight, true),
+                (t.bishop(from, occ_after) & diagonal, false),
+            ];
+            lines.into_iter().any(|(sliders, rook_like)| {
+                rules::bitboard::squares(sliders).any(|s| {
+                    let (before, after) = if rook_like {
+                        (t.rook(s, occ_before), t.rook(s, occ_after))
+                    } else {
+                        (t.bishop(s, occ_before), t.bishop(s, occ_after))
+                    };
+                    let attacker = b.role_at(s).unwrap_or(Role::Queen);
+                    rules::bitboard::squares(after & !before & enemy).any(|sq| wins(sq, attacker))
+                })
+            })
+        }
+        Variant::Chess => false,
+    }
+}
+
 /// "Mate in N turns" for a mate score (positive: the side to move at the root mates), counting the
 /// winner's turns along the line, the root's unfinished turn included.
 pub fn mate_in_turns(root: &Position, line: &Line) -> Option<i32> {
@@ -234,7 +316,7 @@ impl Searcher {
         self.limits = Limits::default();
         self.aborted = false;
         self.path.clear();
-        self.qsearch(pos, -INF, INF, 0)
+        self.qsearch(pos, -INF, INF, 0, true)
     }
 
     /// Searches `game`'s current position. `info` receives a report after each completed iteration.
@@ -277,6 +359,8 @@ impl Searcher {
         let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 10).max(1);
         let mut best: Option<(Vec<Line>, i32)> = None;
         let mut depth = first_depth.min(max_depth);
+        let (mut stable, mut falling) = (0usize, false);
+        let (mut last_best, mut last_score): (Option<Move>, Option<i32>) = (None, None);
         loop {
             let mut lines: Vec<Line> = Vec::new();
             let mut excluded: Vec<Move> = Vec::new();
@@ -318,12 +402,30 @@ impl Searcher {
             if !complete || depth >= max_depth {
                 break;
             }
-            if self
-                .limits
-                .soft_time
-                .is_some_and(|t| self.start.elapsed() >= t)
-            {
-                break;
+            if let Some((l, _)) = &best {
+                let (first, score) = (l[0].moves[0], l[0].score);
+                stable = if Some(first) == last_best {
+                    stable + 1
+                } else {
+                    0
+                };
+                falling = last_score.is_some_and(|s| score < s - 30);
+                last_best = Some(first);
+                last_score = Some(score);
+            }
+            if let Some(soft) = self.limits.soft_time {
+                // A best move that keeps changing, or a score that falls, earns more time; a forced move
+                // (the only legal one in a single-move turn) and a long-settled best move earn less.
+                let single_move_turn =
+                    root.variant() == Variant::Chess || root.phase() == Phase::Second;
+                if single_move_turn && root_moves.len() == 1 {
+                    break;
+                }
+                let stability = [1.5, 1.2, 1.0, 0.85, 0.7][stable.min(4)];
+                let factor = stability * if falling { 1.3 } else { 1.0 };
+                if self.start.elapsed().as_secs_f64() >= soft.as_secs_f64() * factor {
+                    break;
+                }
             }
             // A forced mate found: deeper search cannot improve the result much.
             if let Some((l, _)) = &best {
@@ -530,9 +632,9 @@ impl Searcher {
         ply: usize,
     ) -> i32 {
         if child.turn() == parent.turn() {
-            self.qsearch(child, alpha, beta, ply)
+            self.qsearch(child, alpha, beta, ply, false)
         } else {
-            -self.qsearch(child, -beta, -alpha, ply)
+            -self.qsearch(child, -beta, -alpha, ply, false)
         }
     }
 
@@ -689,7 +791,7 @@ impl Searcher {
             depth += 1;
         }
         if depth <= 0 {
-            return self.qsearch(pos, alpha, beta, ply);
+            return self.qsearch(pos, alpha, beta, ply, true);
         }
         let pv_node = beta - alpha > 1;
         let key = pos.hash();
@@ -752,7 +854,7 @@ impl Searcher {
                 && alpha.abs() < MATE_BOUND
                 && eval + 300 + 250 * depth * depth <= alpha
             {
-                let v = self.qsearch(pos, alpha, alpha + 1, ply);
+                let v = self.qsearch(pos, alpha, alpha + 1, ply, true);
                 if v <= alpha {
                     return v;
                 }
@@ -913,7 +1015,17 @@ impl Searcher {
         }
     }
 
-    fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// Quiescence: stand pat or captures and queen promotions (all moves when in check). At the
+    /// `horizon` (the first quiescence ply), a side at the start of a turn that may move twice also
+    /// tries the quiet first moves that set up a capture for its second move (see `sets_up_capture`).
+    fn qsearch(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        horizon: bool,
+    ) -> i32 {
         self.pv[ply].clear();
         if self.should_stop() {
             return 0;
@@ -943,6 +1055,7 @@ impl Searcher {
         let original_alpha = alpha;
         let mut best = -INF;
         let static_eval;
+        let mut threats = false;
         if in_check {
             static_eval = -INF;
             self.generate(pos, ply, tt_move, false);
@@ -959,11 +1072,16 @@ impl Searcher {
             }
             best = static_eval;
             alpha = alpha.max(static_eval);
-            self.generate(pos, ply, tt_move, true);
+            threats = horizon && may_move_twice(pos);
+            self.generate(pos, ply, tt_move, !threats);
         }
         let mut best_move = None;
         while let Some(m) = self.next_move(ply) {
-            if !in_check {
+            if threats && !is_tactical(pos, m) {
+                if !sets_up_capture(pos, m) {
+                    continue;
+                }
+            } else if !in_check {
                 if m.starts_double() || m.promotion().is_some_and(|r| r != Role::Queen) {
                     continue;
                 }

@@ -16,10 +16,12 @@ pub fn allocate(clock: &Clock, overhead: Duration) -> (Duration, Duration) {
         return (Duration::MAX, Duration::MAX);
     };
     let left = time.saturating_sub(overhead);
-    let turns = clock.moves_to_go.unwrap_or(30).clamp(1, 60);
+    // Sudden death plans for 40 more turns: spending left/40 + 3/4 of the increment per turn keeps
+    // a reserve of about ten increments, so a busy machine's scheduling delays do not flag us.
+    let turns = clock.moves_to_go.unwrap_or(40).clamp(1, 60);
     let base = left / turns + clock.increment * 3 / 4;
-    let soft = base.min(left / 3);
-    let hard = (base * 3).min(left / 2).max(soft);
+    let soft = base.min(left / 5);
+    let hard = (base * 3).min(left / 4).max(soft);
     (soft, hard)
 }
 
@@ -39,7 +41,7 @@ mod tests {
                 let (soft, hard) = allocate(&c, Duration::from_millis(10));
                 assert!(soft <= hard);
                 assert!(
-                    hard <= Duration::from_millis(ms) / 2 + Duration::from_millis(1),
+                    hard <= Duration::from_millis(ms) / 4 + Duration::from_millis(1),
                     "{ms}+{inc}: {hard:?}"
                 );
             }

@@ -140,7 +140,7 @@ impl UciEngine {
             multipv: 1,
             hash_mb: 64,
             level,
-            overhead_ms: 30,
+            overhead_ms: 50,
             seed: 0x2545_F491_4F6C_DD1D
                 ^ std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
@@ -191,7 +191,7 @@ impl UciEngine {
                 );
                 say(
                     &self.out,
-                    "option name Move Overhead type spin default 30 min 0 max 5000",
+                    "option name Move Overhead type spin default 50 min 0 max 5000",
                 );
                 say(&self.out, "option name Clear Hash type button");
                 say(&self.out, "uciok");
