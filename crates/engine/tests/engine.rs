@@ -1,6 +1,7 @@
 //! Engine tests: mates in one and two turns per variant within a node budget (each mating line is
 //! replayed through the rules crate), determinism, levels, and the UCI dialect driven end to end.
 
+use engine::eval::evaluate;
 use engine::levels::{greedy_turn, random_turn, Level};
 use engine::search::{mate_in_turns, Limits, Line, Searcher};
 use engine::uci::{Output, UciEngine};
@@ -89,6 +90,41 @@ fn the_double_move_seed_mate_is_the_best_turn() {
         },
     );
     assert_eq!(rules::game::turn_uci(&r.turn), "b3g8,g8h7");
+}
+
+/// Quiescence at a turn start where the side to move may move twice: a quiet first move that sets up
+/// a winning capture for the second move counts; with one move left in the turn it does not exist.
+#[test]
+fn quiescence_sees_captures_set_up_by_the_first_move_of_a_two_move_turn() {
+    let cases = [
+        // Double Move: Nc3 (first half) attacks the undefended queen, Nxe4 (second half).
+        (
+            Variant::DoubleMove,
+            "4k3/8/8/8/4q3/8/8/1N4K1 w - - 0 1 WB",
+            "4k3/8/8/8/4q3/8/8/1N4K1 w - - 0 1 -B",
+        ),
+        // Two Move: the knight uncovers the rook's attack on the queen, the rook takes.
+        (
+            Variant::TwoMove,
+            "4k3/q7/8/8/8/8/N7/R6K w - - 0 1 T",
+            "4k3/q7/8/8/8/8/N7/R6K w - - 0 1 R",
+        ),
+    ];
+    for (variant, two_moves, one_move) in cases {
+        let mut s = Searcher::new(1);
+        let pos = Position::from_fen(variant, two_moves).unwrap();
+        let (q, e) = (s.quiescence(&pos), evaluate(&pos));
+        assert!(
+            q >= e + 500,
+            "{variant} {two_moves}: quiescence {q}, static {e}"
+        );
+        let pos = Position::from_fen(variant, one_move).unwrap();
+        assert_eq!(s.quiescence(&pos), evaluate(&pos), "{variant} {one_move}");
+    }
+    // Twinmove: b3 uncovers the bishop's attack on the king, which is taken at once: a won game.
+    let pos = Position::from_fen(Variant::Twinmove, "7k/8/8/8/8/8/1P6/B5K1 w - - 0 1 T").unwrap();
+    let mut s = Searcher::new(1);
+    assert!(s.quiescence(&pos) >= engine::search::MATE_BOUND);
 }
 
 #[test]
