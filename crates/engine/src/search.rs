@@ -797,17 +797,10 @@ impl Searcher {
         let key = pos.hash();
         let entry = self.tt.probe(key);
         let tt_move = entry.and_then(|e| e.best);
-        if let Some(e) = entry.filter(|_| !pv_node) {
-            if e.depth as i32 >= depth {
-                let s = score_from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
+        if let Some(e) = entry.filter(|e| !pv_node && e.depth as i32 >= depth) {
+            let s = score_from_tt(e.score, ply);
+            if e.bound.cuts(s, alpha, beta) {
+                return s;
             }
         }
 
@@ -979,13 +972,7 @@ impl Searcher {
                 quiet_count += 1;
             }
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best_score, original_alpha, beta);
         self.tt.store(
             key,
             best_move,
@@ -1042,12 +1029,7 @@ impl Searcher {
         let entry = self.tt.probe(key);
         if let Some(e) = entry.filter(|_| beta - alpha == 1) {
             let s = score_from_tt(e.score, ply);
-            let cut = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if cut {
+            if e.bound.cuts(s, alpha, beta) {
                 return s;
             }
         }
@@ -1110,13 +1092,7 @@ impl Searcher {
                 }
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, original_alpha, beta);
         self.tt.store(
             key,
             best_move,

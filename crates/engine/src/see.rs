@@ -54,14 +54,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
         result ^= 1;
         // The least valuable attacker recaptures; sliders behind it join in.
         let mut captured_with = None;
-        for role in [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ] {
+        for role in Role::ALL {
             let set = ours & b.role(role);
             if set != 0 {
                 captured_with = Some((role, set));

@@ -9,6 +9,28 @@ pub enum Bound {
     Upper,
 }
 
+impl Bound {
+    /// What a search result `score` in the window (`alpha`, `beta`) says about the true value.
+    pub fn of(score: i32, alpha: i32, beta: i32) -> Bound {
+        if score >= beta {
+            Bound::Lower
+        } else if score > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
+    /// Whether a stored `score` with this bound decides a search in the window (`alpha`, `beta`).
+    pub fn cuts(self, score: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct Entry {
     pub key: u64,
