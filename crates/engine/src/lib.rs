@@ -9,3 +9,4 @@ pub mod see;
 pub mod timeman;
 pub mod tt;
 pub mod uci;
+pub mod weights;
