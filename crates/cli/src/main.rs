@@ -3,6 +3,7 @@
 mod bench;
 mod loadtest;
 mod match_runner;
+mod tune;
 
 use clap::{Parser, Subcommand};
 use rules::game::{legal_turns, turn_uci};
@@ -91,6 +92,8 @@ enum Command {
     Match(match_runner::MatchArgs),
     /// Load benchmark of the game server (concurrent games, latency, durability); see docs/load.md.
     Loadtest(loadtest::LoadArgs),
+    /// Texel-tune the evaluation weights on PGN files of engine games; see docs/engine.md ("Tuning").
+    Tune(tune::TuneArgs),
     /// Run the game server (HTTP API, WebSockets, SQLite archive); see docs/api.md.
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080")]
@@ -147,6 +150,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Validate { variant, file } => validate(variant, &file),
         Command::Match(args) => match_runner::run(args),
         Command::Loadtest(args) => loadtest::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Serve { addr, db } => tokio::runtime::Runtime::new()
             .map_err(|e| e.to_string())?
             .block_on(server::serve(&addr, &db))

@@ -8,5 +8,6 @@ pub mod search;
 pub mod see;
 pub mod timeman;
 pub mod tt;
+pub mod tune;
 pub mod uci;
 pub mod weights;
