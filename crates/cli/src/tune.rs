@@ -19,9 +19,12 @@ pub struct TuneArgs {
     /// Full-batch gradient steps
     #[arg(long, default_value_t = 1000)]
     epochs: usize,
-    /// all, or variant (only the variants' own terms move; the rest stays as built)
+    /// all; no-pst (all but the piece-square tables); variant (only the variants' own terms move)
     #[arg(long, default_value = "all")]
     params: ParamSet,
+    /// Start from this weights file (as written by --out) instead of the weights built in
+    #[arg(long)]
+    init: Option<String>,
     /// Write the tuned weights here as Rust source (e.g. crates/engine/src/weights.rs)
     #[arg(long)]
     out: Option<String>,
@@ -34,6 +37,9 @@ pub struct TuneArgs {
     /// Percentage of games held out for validation
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=50))]
     validation: u64,
+    /// Seed of the choice of validation games
+    #[arg(long, default_value_t = 0)]
+    split_seed: u64,
     /// Sigmoid scale K (default: fitted to the current weights on the training positions)
     #[arg(long)]
     k: Option<f64>,
@@ -59,6 +65,14 @@ pub fn run(args: TuneArgs) -> Result<ExitCode, String> {
     }
     let threads = args.threads as usize;
     let started = Instant::now();
+    let (w0, source) = match &args.init {
+        None => (weights_f64(), tune::current_source().to_string()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("reading {p}: {e}"))?;
+            let w = tune::parse_weights(&text).map_err(|e| format!("{p}: {e}"))?;
+            (w.iter().map(|x| [x[0] as f64, x[1] as f64]).collect(), text)
+        }
+    };
     let mut files = Vec::new();
     for p in &args.pgn {
         let text = std::fs::read_to_string(p).map_err(|e| format!("reading {p}: {e}"))?;
@@ -70,6 +84,7 @@ pub fn run(args: TuneArgs) -> Result<ExitCode, String> {
             variant: args.variant,
             skip_turns: args.skip_turns,
             validation_percent: args.validation,
+            split_seed: args.split_seed,
             threads,
         },
     )?;
@@ -98,7 +113,6 @@ pub fn run(args: TuneArgs) -> Result<ExitCode, String> {
         st.validation_games,
         started.elapsed().as_secs_f64()
     );
-    let w0 = weights_f64();
     let k = match args.k {
         Some(k) => k,
         None => tune::fit_k(&data.train, &w0, threads),
@@ -160,8 +174,11 @@ pub fn run(args: TuneArgs) -> Result<ExitCode, String> {
             before.1,
             after.1
         );
-        std::fs::write(out, tune::render_weights(&rounded, &run))
-            .map_err(|e| format!("writing {out}: {e}"))?;
+        std::fs::write(
+            out,
+            tune::render_weights(&rounded, &tune::history(&source), &run),
+        )
+        .map_err(|e| format!("writing {out}: {e}"))?;
         println!("wrote {out}");
     }
     Ok(ExitCode::SUCCESS)

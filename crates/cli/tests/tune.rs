@@ -51,6 +51,18 @@ fn bad_input_is_a_clear_error() {
         "unknown parameter set",
     );
     assert_error(&["--pgn", FIXTURE, "--lr", "0"], "--lr");
+    assert_error(
+        &["--pgn", FIXTURE, "--init", "/no/such/weights.rs"],
+        "reading /no/such/weights.rs",
+    );
+    let not_weights = path(
+        "w.rs",
+        "pub const WEIGHTS: [[i32; 2]; 2] = [\n    [1, x],\n];\n",
+    );
+    assert_error(
+        &["--pgn", FIXTURE, "--init", &not_weights],
+        "cannot read '[1, x'",
+    );
     let dir_as_out = dir.path().to_str().unwrap();
     assert_error(
         &["--pgn", FIXTURE, "--epochs", "1", "--out", dir_as_out],

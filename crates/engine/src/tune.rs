@@ -18,6 +18,8 @@ pub enum ParamSet {
     All,
     /// Only the variants' own terms (tempo per variant, second move, response turn, Double Move).
     Variant,
+    /// Everything but the piece-square tables (which need the most data).
+    NoPst,
 }
 
 impl ParamSet {
@@ -25,11 +27,16 @@ impl ParamSet {
         match self {
             ParamSet::All => "all",
             ParamSet::Variant => "variant",
+            ParamSet::NoPst => "no-pst",
         }
     }
 
     fn includes(self, g: &ParamGroup) -> bool {
-        self == ParamSet::All || g.variant
+        match self {
+            ParamSet::All => true,
+            ParamSet::Variant => g.variant,
+            ParamSet::NoPst => !g.name.starts_with("pst "),
+        }
     }
 }
 
@@ -39,7 +46,10 @@ impl std::str::FromStr for ParamSet {
         match s {
             "all" => Ok(ParamSet::All),
             "variant" => Ok(ParamSet::Variant),
-            _ => Err(format!("unknown parameter set '{s}' (all, variant)")),
+            "no-pst" => Ok(ParamSet::NoPst),
+            _ => Err(format!(
+                "unknown parameter set '{s}' (all, no-pst, variant)"
+            )),
         }
     }
 }
@@ -53,6 +63,8 @@ pub struct LoadOptions {
     pub skip_turns: usize,
     /// Percentage of games whose positions form the validation set.
     pub validation_percent: u64,
+    /// Chooses which games are held out.
+    pub split_seed: u64,
     pub threads: usize,
 }
 
@@ -280,14 +292,15 @@ pub fn load(files: &[(String, String)], opts: &LoadOptions) -> Result<Dataset, S
                 st.skipped_opening += opening;
                 st.skipped_check_or_over += check_or_over;
                 st.skipped_not_quiet += not_quiet;
-                let validation = splitmix(index as u64) % 100 < opts.validation_percent;
+                let validation =
+                    splitmix(index as u64 ^ opts.split_seed << 32) % 100 < opts.validation_percent;
                 st.validation_games += validation as usize;
-                let set = if validation {
-                    &mut data.validation
-                } else {
-                    &mut data.train
-                };
                 for (hash, t) in rows {
+                    let set = if validation {
+                        &mut data.validation
+                    } else {
+                        &mut data.train
+                    };
                     if seen.insert(hash) {
                         set.push(&t, result);
                     } else {
@@ -474,24 +487,61 @@ pub fn rounded(w: &[[f64; 2]]) -> Vec<[i32; 2]> {
         .collect()
 }
 
-/// The `//! run:` lines of the weights the engine was built with.
-pub fn history() -> Vec<String> {
+/// The source of the weights the engine was built with.
+pub fn current_source() -> &'static str {
     CURRENT_WEIGHTS_SOURCE
+}
+
+/// The `//! run:` lines (the tuning history) of a weights file's source.
+pub fn history(source: &str) -> Vec<String> {
+    source
         .lines()
         .filter(|l| l.starts_with("//! run:"))
         .map(|l| l.to_string())
         .collect()
 }
 
-/// The source of a `weights.rs` holding `w`, with the earlier runs and `run` (one line) in its header.
-pub fn render_weights(w: &[[i32; 2]], run: &str) -> String {
+/// Reads the weights back from a `weights.rs` source (as [`render_weights`] writes it), to start a
+/// run from a file instead of the built weights.
+pub fn parse_weights(source: &str) -> Result<Vec<[i32; 2]>, String> {
+    let start = source
+        .find("pub const WEIGHTS")
+        .and_then(|i| source[i..].find('=').map(|j| i + j + 1))
+        .ok_or("no 'pub const WEIGHTS ... =' in the weights file")?;
+    let mut values = Vec::new();
+    for (n, line) in source[start..].lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with("//") || l == "[" || l == "];" {
+            continue;
+        }
+        for cell in l.split("],").map(str::trim).filter(|c| !c.is_empty()) {
+            let pair = cell
+                .strip_prefix('[')
+                .and_then(|c| c.split_once(','))
+                .and_then(|(a, b)| Some([a.trim().parse().ok()?, b.trim().parse().ok()?]))
+                .ok_or_else(|| format!("weights line {}: cannot read '{cell}'", n + 1))?;
+            values.push(pair);
+        }
+    }
+    if values.len() != NUM_PARAMS {
+        return Err(format!(
+            "the weights file has {} parameters, the evaluation {NUM_PARAMS}",
+            values.len()
+        ));
+    }
+    Ok(values)
+}
+
+/// The source of a `weights.rs` holding `w`, with the earlier runs (`history`) and `run` (one line)
+/// in its header.
+pub fn render_weights(w: &[[i32; 2]], history: &[String], run: &str) -> String {
     let mut s = String::new();
     s.push_str(
         "//! The evaluation's weights: (middlegame, endgame) per parameter, in the layout of `eval.rs`.\n\
          //! Written by `doublemove tune` (docs/engine.md, \"Tuning\"); edit by tuning, not by hand.\n\
          //!\n",
     );
-    for l in history() {
+    for l in history {
         s.push_str(&l);
         s.push('\n');
     }

@@ -5,8 +5,8 @@
 
 use engine::eval::{weights_f64, GROUPS, NUM_PARAMS};
 use engine::tune::{
-    error, fit_k, load, render_weights, rounded, split_games, tune, Dataset, LoadOptions, ParamSet,
-    TuneOptions,
+    current_source, error, fit_k, history, load, parse_weights, render_weights, rounded,
+    split_games, tune, Dataset, LoadOptions, ParamSet, TuneOptions,
 };
 use engine::weights::WEIGHTS;
 use rules::Variant;
@@ -19,6 +19,7 @@ fn opts(variant: Option<Variant>) -> LoadOptions {
         variant,
         skip_turns: 4,
         validation_percent: 0,
+        split_seed: 0,
         threads: 2,
     }
 }
@@ -139,7 +140,14 @@ fn bad_input_is_an_error_with_a_reason() {
 #[test]
 fn rendered_weights_read_back_as_the_weights() {
     let current: Vec<[i32; 2]> = WEIGHTS.to_vec();
-    let text = render_weights(&current, "test run");
+    let text = render_weights(&current, &history(current_source()), "test run");
+    assert_eq!(parse_weights(&text).unwrap(), current);
+    assert!(
+        parse_weights("pub const WEIGHTS: [[i32; 2]; 3] = [\n    [1, 2],\n];\n")
+            .unwrap_err()
+            .contains("has 1 parameters")
+    );
+    assert!(parse_weights("fn main() {}").is_err());
     assert!(text.contains("//! run: test run\n"));
     let body = &text[text.find("pub const WEIGHTS").unwrap()..];
     let numbers: Vec<i32> = body
