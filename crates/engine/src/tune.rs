@@ -542,7 +542,7 @@ pub fn render_weights(w: &[[i32; 2]], history: &[String], run: &str) -> String {
          //!\n",
     );
     for l in history {
-        s.push_str(&l);
+        s.push_str(l);
         s.push('\n');
     }
     let _ = writeln!(s, "//! run: {}", run.replace('\n', " "));
