@@ -2,13 +2,17 @@
 //! Written by `doublemove tune` (docs/engine.md, "Tuning"); edit by tuning, not by hand.
 //!
 //! run: hand-set weights of the first evaluation (simplified chess-programming-wiki tables), untuned.
+//! run: `doublemove tune --pgn /work/data/chess-selfplay-1.pgn --pgn /work/data/chess-selfplay-2.pgn --variant chess --params no-pst --lr 0.2 --l2 3e-8 --epochs 1000 --out crates/engine/src/weights.rs`: 7000 games, 351807 training + 37546 validation positions, K 0.9064, params no-pst, 1000 epochs, lr 0.2, l2 0.00000003; MSE train 0.118229 -> 0.116873, validation 0.120852 -> 0.120050
+//! run: `doublemove tune --init crates/engine/src/weights.rs --pgn /work/data/two-move-selfplay.pgn --variant two-move --params variant --lr 1 --l2 1e-8 --epochs 500 --report-every 100 --out crates/engine/src/weights.rs`: 1000 games, 23006 training + 2276 validation positions, K 0.5595, params variant, 500 epochs, lr 1, l2 0.00000001; MSE train 0.118503 -> 0.117392, validation 0.105301 -> 0.104165
+//! run: `doublemove tune --init crates/engine/src/weights.rs --pgn /work/data/double-move-selfplay.pgn --variant double-move --params variant --lr 1 --l2 1e-8 --epochs 500 --report-every 100 --out crates/engine/src/weights.rs`: 1000 games, 56422 training + 6179 validation positions, K 0.8621, params variant, 500 epochs, lr 1, l2 0.00000001; MSE train 0.097415 -> 0.097231, validation 0.085229 -> 0.085183
+//! run: `doublemove tune --init crates/engine/src/weights.rs --pgn /work/data/twinmove-selfplay.pgn --variant twinmove --params variant --lr 1 --l2 1e-8 --epochs 500 --report-every 100 --out crates/engine/src/weights.rs`: 1000 games, 32939 training + 3803 validation positions, K 0.5085, params variant, 500 epochs, lr 1, l2 0.00000001; MSE train 0.151528 -> 0.150852, validation 0.149371 -> 0.148598
 
 use crate::eval::NUM_PARAMS;
 
 #[rustfmt::skip]
 pub const WEIGHTS: [[i32; 2]; NUM_PARAMS] = [
     // material: pawn knight bishop rook queen
-    [82, 94], [337, 281], [365, 297], [477, 512], [1025, 936],
+    [69, 106], [321, 275], [333, 304], [481, 523], [1028, 946],
     // pst pawn
     [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0],
     [50, 90], [50, 90], [50, 90], [50, 90], [50, 90], [50, 90], [50, 90], [50, 90],
@@ -64,43 +68,43 @@ pub const WEIGHTS: [[i32; 2]; NUM_PARAMS] = [
     [20, -30], [20, -30], [0, 0], [0, 0], [0, 0], [0, 0], [20, -30], [20, -30],
     [20, -50], [30, -30], [10, -30], [0, -30], [0, -30], [10, -30], [30, -30], [20, -50],
     // mobility knight (0..8 squares)
-    [0, 0], [4, 4], [8, 8], [12, 12], [16, 16], [20, 20], [24, 24], [28, 28],
-    [32, 32],
+    [-8, -3], [14, 5], [9, 7], [7, 17], [15, 17], [16, 24], [21, 21], [22, 20],
+    [33, 30],
     // mobility bishop (0..13)
-    [0, 0], [4, 4], [8, 8], [12, 12], [16, 16], [20, 20], [24, 24], [28, 28],
-    [32, 32], [36, 36], [40, 40], [44, 44], [48, 48], [52, 52],
+    [-7, 1], [-3, 1], [15, 5], [12, 15], [16, 20], [15, 28], [22, 25], [22, 30],
+    [32, 35], [34, 40], [36, 36], [40, 40], [48, 49], [51, 46],
     // mobility rook (0..14)
-    [0, 0], [2, 2], [4, 4], [6, 6], [8, 8], [10, 10], [12, 12], [14, 14],
-    [16, 16], [18, 18], [20, 20], [22, 22], [24, 24], [26, 26], [28, 28],
+    [-6, -12], [-5, 2], [-3, 3], [-1, 5], [7, 10], [8, 12], [11, 16], [19, 15],
+    [24, 20], [21, 23], [26, 30], [28, 30], [30, 25], [27, 29], [27, 13],
     // mobility queen (0..27)
-    [0, 0], [1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6], [7, 7],
-    [8, 8], [9, 9], [10, 10], [11, 11], [12, 12], [13, 13], [14, 14], [15, 15],
-    [16, 16], [17, 17], [18, 18], [19, 19], [20, 20], [21, 21], [22, 22], [23, 23],
+    [7, 0], [10, 0], [-1, 2], [-5, 2], [-2, 3], [2, 5], [0, 6], [3, 5],
+    [8, 6], [9, 10], [10, 12], [10, 14], [12, 14], [13, 16], [20, 17], [19, 17],
+    [21, 20], [20, 18], [17, 17], [20, 19], [20, 20], [21, 20], [22, 22], [23, 23],
     [24, 24], [25, 25], [26, 26], [27, 27],
     // doubled pawn
-    [-12, -12],
+    [9, -10],
     // isolated pawn
-    [-10, -10],
+    [-13, -10],
     // passed pawn by relative rank
-    [0, 0], [2, 5], [5, 10], [10, 20], [17, 35], [30, 60], [50, 100], [0, 0],
+    [0, 0], [-1, 16], [12, 10], [6, 29], [24, 54], [37, 76], [52, 109], [0, 0],
     // king shield pawn
-    [8, 0],
+    [17, 3],
     // king zone attackers (0..7)
-    [0, 0], [6, 0], [24, 0], [54, 0], [96, 0], [150, 0], [216, 0], [294, 0],
+    [0, 0], [1, 9], [42, 0], [59, 11], [97, 1], [150, 0], [216, 0], [294, 0],
     // bishop pair
-    [30, 30],
+    [26, 27],
     // rook on open file
-    [0, 0],
+    [37, 4],
     // rook on semi-open file
-    [0, 0],
+    [9, 13],
     // tempo: chess
-    [10, 10],
+    [-4, -8],
     // tempo: two-move double-move twinmove
-    [10, 10], [10, 10], [10, 10],
+    [77, 18], [-3, -6], [23, -13],
     // second move: (chess) two-move double-move twinmove
-    [0, 0], [55, 55], [55, 55], [55, 55],
+    [0, 0], [-3, -9], [56, 54], [-39, 68],
     // response turn (two-move)
-    [10, 10],
+    [-18, -20],
     // double move ability
-    [60, 60],
+    [104, 61],
 ];
