@@ -240,24 +240,25 @@ fn game_positions(text: &str, opts: &LoadOptions, searcher: &mut Searcher) -> Ga
 /// samples: quiet positions only, duplicates dropped (the first occurrence counts), games split
 /// between the two sets at random so that no game's positions are on both sides.
 pub fn load(files: &[(String, String)], opts: &LoadOptions) -> Result<Dataset, String> {
-    let mut games: Vec<String> = Vec::new();
-    for (name, text) in files {
+    // (file index, game number in the file, text)
+    let mut games: Vec<(usize, usize, String)> = Vec::new();
+    for (f, (name, text)) in files.iter().enumerate() {
         let g = split_games(text);
         if g.is_empty() {
             return Err(format!("{name}: no PGN games in the file"));
         }
-        games.extend(g);
+        games.extend(g.into_iter().enumerate().map(|(i, t)| (f, i + 1, t)));
     }
     let threads = opts.threads.max(1);
     let chunk = games.len().div_ceil(threads).max(1);
-    let per_chunk: Vec<Vec<GameData>> = std::thread::scope(|s| {
+    let per_chunk: Vec<Vec<(usize, usize, GameData)>> = std::thread::scope(|s| {
         let handles: Vec<_> = games
             .chunks(chunk)
             .map(|part| {
                 s.spawn(move || {
                     let mut searcher = Searcher::new(1);
                     part.iter()
-                        .map(|g| game_positions(g, opts, &mut searcher))
+                        .map(|(f, n, g)| (*f, *n, game_positions(g, opts, &mut searcher)))
                         .collect::<Vec<_>>()
                 })
             })
@@ -271,7 +272,7 @@ pub fn load(files: &[(String, String)], opts: &LoadOptions) -> Result<Dataset, S
     let mut data = Dataset::default();
     let st = &mut data.stats;
     let mut seen = HashSet::new();
-    for (index, g) in per_chunk.into_iter().flatten().enumerate() {
+    for (index, (file, number, g)) in per_chunk.into_iter().flatten().enumerate() {
         st.games += 1;
         match g {
             GameData::OtherVariant => st.games_other_variant += 1,
@@ -279,7 +280,7 @@ pub fn load(files: &[(String, String)], opts: &LoadOptions) -> Result<Dataset, S
             GameData::Unreadable(e) => {
                 st.games_unreadable += 1;
                 st.first_error
-                    .get_or_insert_with(|| format!("game {}: {e}", index + 1));
+                    .get_or_insert_with(|| format!("{}, game {number}: {e}", files[file].0));
             }
             GameData::Positions {
                 rows,

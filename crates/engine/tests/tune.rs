@@ -124,7 +124,7 @@ fn bad_input_is_an_error_with_a_reason() {
         e.contains("no training positions") && e.contains("1 unreadable"),
         "{e}"
     );
-    assert!(e.contains("game 1"), "{e}");
+    assert!(e.contains("bad.pgn, game 1: "), "{e}");
 
     let e = load_one("unfinished.pgn", "1.e4 e5 2.Nf3 *\n", None).unwrap_err();
     assert!(e.contains("1 without a result"), "{e}");
