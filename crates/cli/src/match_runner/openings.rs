@@ -2,7 +2,7 @@
 //! built-in set of short random openings from a seeded generator, one per game pair.
 
 use rules::game::{legal_turns, turn_uci};
-use rules::{Game, Position, Variant};
+use rules::{Color, Game, Position, Variant};
 use std::collections::HashSet;
 
 /// A start for a game pair: a position and turns already played from it.
@@ -108,8 +108,8 @@ impl Rng {
     }
 }
 
-/// `count` random openings of 2–4 legal turns from the start, distinct where possible, the same for
-/// the same seed.
+/// `count` random openings of 2–4 legal turns from the start, none ending with a king attacked,
+/// distinct where possible, the same for the same seed.
 pub fn random_openings(variant: Variant, count: usize, seed: u64) -> Vec<Opening> {
     let mut rng = Rng::new(seed ^ 0xD0AB_1E30_7E5E_ED00);
     let mut seen = HashSet::new();
@@ -130,7 +130,14 @@ pub fn random_openings(variant: Variant, count: usize, seed: u64) -> Vec<Opening
                     .expect("a generated turn is legal");
                 turns.push(t);
             }
-            if game.outcome().is_some() || turns.len() < n {
+            // An opening that leaves a king attacked decides the game before the engines play
+            // (in Twinmove the attacked king is simply captured), so it says nothing about them.
+            let board = game.position().board();
+            if game.outcome().is_some()
+                || turns.len() < n
+                || board.king_attacked(Color::White)
+                || board.king_attacked(Color::Black)
+            {
                 continue;
             }
             let fen = game.position().fen();
@@ -186,6 +193,14 @@ mod tests {
                 .collect();
             assert_eq!(fens.len(), 8, "{v}");
             assert!(a.iter().all(|o| (2..=4).contains(&o.turns.len())));
+            let board_of = |o: &Opening| o.game(v).unwrap().position().board().clone();
+            let many = random_openings(v, 300, 1);
+            assert!(
+                many.iter()
+                    .map(board_of)
+                    .all(|b| !b.king_attacked(Color::White) && !b.king_attacked(Color::Black)),
+                "{v}: an opening leaves a king attacked"
+            );
         }
     }
 }
