@@ -193,7 +193,7 @@ mod tests {
                 .collect();
             assert_eq!(fens.len(), 8, "{v}");
             assert!(a.iter().all(|o| (2..=4).contains(&o.turns.len())));
-            let board_of = |o: &Opening| o.game(v).unwrap().position().board().clone();
+            let board_of = |o: &Opening| *o.game(v).unwrap().position().board();
             let many = random_openings(v, 300, 1);
             assert!(
                 many.iter()
