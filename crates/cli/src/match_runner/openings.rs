@@ -130,8 +130,8 @@ pub fn random_openings(variant: Variant, count: usize, seed: u64) -> Vec<Opening
                     .expect("a generated turn is legal");
                 turns.push(t);
             }
-            // An opening that leaves a king attacked decides the game before the engines play
-            // (in Twinmove the attacked king is simply captured), so it says nothing about them.
+            // An opening that leaves a king attacked hands one side a forcing start, and in Twinmove
+            // (the attacked king is captured) decides the game before the engines play at all.
             let board = game.position().board();
             if game.outcome().is_some()
                 || turns.len() < n
