@@ -11,7 +11,7 @@ pub mod web;
 
 use crate::error::ApiError;
 use crate::model::{Live, Play};
-use crate::store::Store;
+use crate::store::legacy::Store;
 use anyhow::Result;
 use engine::levels::Level;
 use engine::search::{Limits, Searcher};

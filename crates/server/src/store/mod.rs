@@ -1,0 +1,187 @@
+//! Storage of games behind one trait, [`Store`], with two implementations: SQLite (the embedded
+//! default, `sqlite.rs`) and PostgreSQL (several nodes on one database, `postgres.rs`). `open` picks
+//! one from the `--db` argument: a path or `sqlite://…` for SQLite, `postgres://…` for PostgreSQL.
+//!
+//! A game is one row in `games` ([`GameRow`]: searchable columns plus the game core's record as
+//! JSON in `meta`) and one row per move in `moves` ([`MoveRow`]); a change appends moves (or cuts
+//! them back for a takeback) and rewrites the small header row, never the whole game. Every change
+//! carries the version it was made from, so two writers (two nodes) can never both change the same
+//! position: the second gets [`StoreError::Conflict`] and must re-read the game.
+
+use async_trait::async_trait;
+use std::fmt;
+
+pub mod legacy;
+
+/// Where a game stands. Stored by its lowercase name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// A game against a person that waits for the second player.
+    Waiting,
+    Started,
+    Finished,
+    Aborted,
+}
+
+impl Status {
+    pub const ALL: [Status; 4] = [
+        Status::Waiting,
+        Status::Started,
+        Status::Finished,
+        Status::Aborted,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Started => "started",
+            Status::Finished => "finished",
+            Status::Aborted => "aborted",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+    /// Waiting or started: kept in memory by the nodes that serve it.
+    pub fn is_live(self) -> bool {
+        matches!(self, Status::Waiting | Status::Started)
+    }
+}
+
+/// The header row of a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    pub id: String,
+    pub variant: String,
+    pub status: Status,
+    /// Epoch milliseconds.
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// 1 when created, +1 with every change.
+    pub version: i64,
+    pub initial_fen: String,
+    /// The game core's record (players, clock, offers, takebacks, result) as JSON; opaque here.
+    pub meta: String,
+    /// Epoch ms at which the running clock falls, if a clock runs (a job: flag fall).
+    pub flag_at: Option<i64>,
+    /// The engine is to move (a job: engine turn).
+    pub engine_to_move: bool,
+}
+
+/// One move of a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveRow {
+    /// 0-based index of the move in the game.
+    pub ply: i32,
+    /// UCI; a `*` suffix marks the first half of a Double Move.
+    pub uci: String,
+    /// The mover's clock after this move when it ended a turn (for PGN `%clk`).
+    pub clock_ms: Option<i64>,
+    /// Epoch ms when it was played.
+    pub at: i64,
+}
+
+/// A game as stored: its header and its moves in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    pub row: GameRow,
+    pub moves: Vec<MoveRow>,
+}
+
+/// One change to one game, applied atomically: moves from ply `truncate_to` on are deleted (a
+/// takeback), `append` is inserted, the header replaced. `row.version` is the new version; it
+/// applies only if the stored version is `row.version - 1`.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub row: GameRow,
+    pub truncate_to: Option<i32>,
+    pub append: Vec<MoveRow>,
+}
+
+/// A change committed by some node, as told to every node (PostgreSQL `LISTEN/NOTIFY`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Game `id` now has `version`.
+    Changed { id: String, version: i64 },
+    /// The connection to the database was lost and is back: notices may be missing, so re-read
+    /// every game this node serves.
+    Resync,
+}
+
+#[derive(Debug)]
+pub enum StoreError {
+    /// The stored version is not the one the change was made from (another node changed the game),
+    /// or a game with this id already exists on create.
+    Conflict,
+    /// The store cannot durably keep data now (database unreachable, file deleted or replaced):
+    /// nothing may be acknowledged. The text is for the log, never for a client.
+    Unavailable(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Conflict => f.write_str("the game was changed by another writer"),
+            StoreError::Unavailable(e) => write!(f, "storage unavailable: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The storage of games. Every method that writes returns only once the data is durable (SQLite:
+/// fsync'd, PostgreSQL: committed).
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// "sqlite" or "postgres" (for logs and /readyz).
+    fn backend(&self) -> &'static str;
+
+    /// Inserts a new game (version 1) with its moves. `Conflict` if the id exists.
+    async fn create(&self, game: &StoredGame) -> StoreResult<()>;
+
+    /// Applies one change (see [`Change`]). `Conflict` when the stored version differs.
+    /// Any job lease on the game is released. On PostgreSQL, also notifies every node.
+    async fn apply(&self, change: &Change) -> StoreResult<()>;
+
+    /// One game with its moves.
+    async fn load(&self, id: &str) -> StoreResult<Option<StoredGame>>;
+
+    /// Every game that is waiting or started (start-up). Never reads finished games.
+    async fn load_live(&self) -> StoreResult<Vec<StoredGame>>;
+
+    /// Games with one of these statuses, most recently updated first, at most `limit`, each with
+    /// its moves (one query for the moves of all of them, not one per game).
+    async fn list(&self, statuses: &[Status], limit: i64) -> StoreResult<Vec<StoredGame>>;
+
+    /// Claims up to `limit` due jobs for `node` until `lease_until`: started games whose flag time
+    /// is `<= now` or whose engine is to move, and that no node holds a lease on (or whose lease ran
+    /// out before `now`). Several nodes claiming at once never get the same game (PostgreSQL:
+    /// `FOR UPDATE SKIP LOCKED`). Returns the ids.
+    async fn claim_due(
+        &self,
+        node: &str,
+        now: i64,
+        lease_until: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<String>>;
+
+    /// Claims the job of one game for `node` (the node that just made the engine's turn due):
+    /// true if no other node holds a live lease on it.
+    async fn claim(&self, id: &str, node: &str, now: i64, lease_until: i64) -> StoreResult<bool>;
+
+    /// Receives the notices of changes made by any node (`None` on SQLite: a single node).
+    async fn subscribe(&self) -> StoreResult<Option<tokio::sync::mpsc::Receiver<Notice>>>;
+
+    /// A small key-value table for the server's own bookkeeping (e.g. the last time it was alive).
+    async fn get_value(&self, key: &str) -> StoreResult<Option<String>>;
+    async fn set_value(&self, key: &str, value: &str) -> StoreResult<()>;
+
+    /// Whether the store can durably accept writes now (for `/readyz`): reachable, and on SQLite the
+    /// database file is still the one that was opened.
+    async fn ping(&self) -> StoreResult<()>;
+
+    /// Closes the pools after pending writes are done.
+    async fn close(&self);
+}
