@@ -94,13 +94,14 @@ enum Command {
     Loadtest(loadtest::LoadArgs),
     /// Texel-tune the evaluation weights on PGN files of engine games; see docs/engine.md ("Tuning").
     Tune(tune::TuneArgs),
-    /// Run the game server (HTTP API, WebSockets, SQLite archive); see docs/api.md.
+    /// Run the game server (HTTP API, WebSockets, storage); see docs/api.md.
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: String,
-        /// SQLite database file (created if missing)
+        /// Storage: an SQLite file path or sqlite://PATH (created if missing), or
+        /// postgres://USER@HOST:PORT/DB (several nodes may share one PostgreSQL database)
         #[arg(long, default_value = "doublemove.db")]
-        db: std::path::PathBuf,
+        db: String,
     },
 }
 

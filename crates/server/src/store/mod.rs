@@ -11,10 +11,10 @@
 use async_trait::async_trait;
 use std::fmt;
 
-pub mod legacy;
-
 /// Where a game stands. Stored by its lowercase name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// A game against a person that waits for the second player.
@@ -184,4 +184,9 @@ pub trait Store: Send + Sync + 'static {
 
     /// Closes the pools after pending writes are done.
     async fn close(&self);
+}
+
+/// Opens the store named by `db`: `postgres://…` for PostgreSQL, a path or `sqlite://…` for SQLite.
+pub async fn open(db: &str) -> anyhow::Result<std::sync::Arc<dyn Store>> {
+    anyhow::bail!("no storage backend for '{db}' yet")
 }
