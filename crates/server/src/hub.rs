@@ -73,6 +73,8 @@ pub struct Hub {
     /// Several nodes may share the store (PostgreSQL): claim jobs before doing them.
     pub shared_store: bool,
     games: RwLock<HashMap<String, Arc<Slot>>>,
+    /// Set when the node shuts down: sockets close with a reason, streams end.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 pub type Shared = Arc<Hub>;
@@ -87,6 +89,7 @@ impl Hub {
             node,
             shared_store,
             games: RwLock::new(HashMap::new()),
+            shutdown: tokio::sync::watch::channel(false).0,
         }
     }
 

@@ -44,8 +44,17 @@ const ALIVE_KEY: &str = "last_alive_ms";
 const ALIVE_EVERY: Duration = Duration::from_secs(1);
 
 impl Server {
-    /// Stops serving: running tasks end, the time is recorded, the store is closed.
-    pub async fn stop(self) {
+    /// Stops gracefully: no new connections, sockets closed with a reason (1012) and streams
+    /// ended, requests in flight finished (their writes done), then the time is recorded and the
+    /// store closed.
+    pub async fn stop(mut self) {
+        let _ = self.state.shutdown.send(true);
+        let serve = self.tasks.remove(0);
+        let abort = serve.abort_handle();
+        if tokio::time::timeout(Duration::from_secs(10), serve).await.is_err() {
+            tracing::warn!("connections still open after 10 s: closing them");
+            abort.abort();
+        }
         for t in &self.tasks {
             t.abort();
         }
@@ -91,9 +100,16 @@ pub async fn start(cfg: Config) -> Result<Server> {
     let listener = tokio::net::TcpListener::bind(cfg.addr).await?;
     let addr = listener.local_addr()?;
     let app = routes::router(hub.clone());
+    let mut stopping = hub.shutdown.subscribe();
     let mut tasks = vec![tokio::spawn(async move {
         let svc = app.into_make_service_with_connect_info::<SocketAddr>();
-        if let Err(e) = axum::serve(listener, svc).await {
+        let stop = async move {
+            let _ = stopping.wait_for(|s| *s).await;
+        };
+        if let Err(e) = axum::serve(listener, svc)
+            .with_graceful_shutdown(stop)
+            .await
+        {
             tracing::error!("server error: {e}");
         }
     })];
@@ -139,7 +155,11 @@ pub async fn serve(addr: &str, db: &str) -> Result<()> {
         node: None,
     })
     .await?;
-    tokio::signal::ctrl_c().await?;
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r?,
+        _ = term.recv() => {}
+    }
     tracing::info!("shutting down");
     server.stop().await;
     Ok(())

@@ -44,6 +44,8 @@ pub fn router(state: Shared) -> Router {
         .route("/api/pgn/import", post(crate::tools::import_pgn))
         .route("/api/fen/validate", post(crate::tools::validate_fen))
         .route("/api/analysis/ws", get(crate::analysis::analysis_ws))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .fallback(crate::web::static_file)
         .with_state(state)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
@@ -146,6 +148,38 @@ struct CreateReq {
     clock: Option<ClockReq>,
     #[serde(default)]
     public: bool,
+}
+
+/// Liveness: the process answers.
+async fn healthz(State(hub): State<Shared>) -> Json<Value> {
+    Json(json!({"status": "ok", "node": hub.node}))
+}
+
+/// Readiness: the store can durably accept writes now (503 otherwise, and while shutting down).
+async fn readyz(State(hub): State<Shared>) -> Response {
+    if *hub.shutdown.borrow() {
+        let body = json!({"status": "shutting_down", "node": hub.node});
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+    }
+    match hub.store.ping().await {
+        Ok(()) => Json(json!({
+            "status": "ready",
+            "node": hub.node,
+            "store": hub.store.backend(),
+            "live_games": hub.live_count(),
+        }))
+        .into_response(),
+        Err(e) => {
+            tracing::error!("readiness: {e}");
+            let body = json!({
+                "status": "unavailable",
+                "node": hub.node,
+                "store": hub.store.backend(),
+                "error": "storage unavailable",
+            });
+            (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
+        }
+    }
 }
 
 pub fn parse_variant(v: Option<&str>) -> Result<Variant, ApiError> {
@@ -410,21 +444,27 @@ async fn stream(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Res
         first: Option<String>,
         done: bool,
         slot: Arc<Slot>,
+        shutdown: tokio::sync::watch::Receiver<bool>,
     }
     let st = St {
         rx,
         first: Some(first),
         done: over,
         slot,
+        shutdown: hub.shutdown.subscribe(),
     };
     let body = futures_util::stream::unfold(st, |mut st| async move {
         if let Some(f) = st.first.take() {
             return Some((Ok::<_, std::io::Error>(f + "\n"), st));
         }
-        if st.done {
+        if st.done || *st.shutdown.borrow() {
             return None;
         }
-        match tokio::time::timeout(Duration::from_secs(5), st.rx.recv()).await {
+        let next = tokio::select! {
+            r = tokio::time::timeout(Duration::from_secs(5), st.rx.recv()) => r,
+            _ = st.shutdown.changed() => return None,
+        };
+        match next {
             Err(_) => Some((Ok("\n".to_string()), st)),
             Ok(Ok(ev)) => {
                 st.done = ev.over;

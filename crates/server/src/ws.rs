@@ -32,7 +32,32 @@ pub async fn game_ws(
         None => None,
         Some(t) => Some(player(&slot, Some(&t)).await?),
     };
-    Ok(ws.on_upgrade(move |socket| game_socket(socket, hub, slot, color)))
+    Ok(small(ws).on_upgrade(move |socket| game_socket(socket, hub, slot, color)))
+}
+
+/// The largest message a client may send (a turn or an action is a few dozen bytes); a larger one
+/// closes the socket with 1009 (message too big).
+pub const MAX_MESSAGE: usize = 16 * 1024;
+
+/// A socket's buffers kept small, so that an idle socket costs a few KB: a 4 KiB read buffer
+/// (default 128 KiB), writes sent at once (no 128 KiB write buffer), at most 256 KiB queued for a
+/// client that does not read, and the message limit.
+pub fn small(ws: WebSocketUpgrade) -> WebSocketUpgrade {
+    ws.read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(256 * 1024)
+        .max_message_size(MAX_MESSAGE)
+        .max_frame_size(MAX_MESSAGE)
+}
+
+/// Close codes (RFC 6455): the server goes away (restart); policy violation (a limit).
+pub const CLOSE_RESTART: u16 = 1012;
+
+pub fn close(code: u16, reason: &str) -> Message {
+    Message::Close(Some(axum::extract::ws::CloseFrame {
+        code,
+        reason: reason.to_string().into(),
+    }))
 }
 
 /// One client message: parsed, checked, dispatched. Errors answer the sender only.
@@ -64,12 +89,17 @@ fn state_text(live: &crate::game::Live, kind: StateKind) -> String {
 async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Option<Color>) {
     let (mut tx, mut rx) = socket.split();
     let mut events = slot.tx.subscribe();
+    let mut shutdown = hub.shutdown.subscribe();
     let first = state_text(&*slot.live.lock().await, StateKind::GameFull);
     if tx.send(Message::Text(first.into())).await.is_err() {
         return;
     }
     loop {
         tokio::select! {
+            _ = shutdown.changed() => {
+                let _ = tx.send(close(CLOSE_RESTART, "the server is restarting; reconnect")).await;
+                break;
+            }
             ev = events.recv() => {
                 let text = match ev {
                     Ok(ev) => ev.json.to_string(),
