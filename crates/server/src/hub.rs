@@ -80,7 +80,7 @@ pub struct Hub {
 pub type Shared = Arc<Hub>;
 
 /// How long a node holds an engine turn or a flag fall before another node may take it over.
-const LEASE_MS: i64 = 30_000;
+const LEASE_MS: i64 = 15_000;
 
 impl Hub {
     pub fn new(store: Arc<dyn Store>, node: String, shared_store: bool) -> Hub {

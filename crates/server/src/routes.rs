@@ -52,7 +52,13 @@ pub fn router(state: Shared) -> Router {
         .layer(CatchPanicLayer::new())
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(axum::middleware::map_response(json_errors))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().make_span_with(span_without_secrets))
+}
+
+/// The request's span: method and path only. The query string may carry a player token
+/// (`/ws?token=…`) and headers carry `Authorization`: neither may reach a log line.
+fn span_without_secrets(req: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    tracing::debug_span!("request", method = %req.method(), path = %req.uri().path())
 }
 
 /// Errors from the layers (oversized body, panics, unknown method) become `{"error": ...}` too.
