@@ -72,6 +72,9 @@ pub struct Hub {
     pub node: String,
     /// Several nodes may share the store (PostgreSQL): claim jobs before doing them.
     pub shared_store: bool,
+    /// How long a claimed job (engine turn, flag fall) stays this node's before another node may
+    /// take it over.
+    pub lease_ms: i64,
     games: RwLock<HashMap<String, Arc<Slot>>>,
     /// Set when the node shuts down: sockets close with a reason, streams end.
     pub shutdown: tokio::sync::watch::Sender<bool>,
@@ -79,15 +82,17 @@ pub struct Hub {
 
 pub type Shared = Arc<Hub>;
 
-/// How long a node holds an engine turn or a flag fall before another node may take it over.
-const LEASE_MS: i64 = 15_000;
+/// How long a node holds an engine turn or a flag fall before another node may take it over, by
+/// default: longer than the engine's longest think.
+pub const LEASE_MS: i64 = 15_000;
 
 impl Hub {
-    pub fn new(store: Arc<dyn Store>, node: String, shared_store: bool) -> Hub {
+    pub fn new(store: Arc<dyn Store>, node: String, shared_store: bool, lease_ms: i64) -> Hub {
         Hub {
             store,
             node,
             shared_store,
+            lease_ms,
             games: RwLock::new(HashMap::new()),
             shutdown: tokio::sync::watch::channel(false).0,
         }
@@ -286,7 +291,7 @@ impl Hub {
             if self.shared_store {
                 match self
                     .store
-                    .claim(&slot.id, &self.node, now, now + LEASE_MS)
+                    .claim(&slot.id, &self.node, now, now + self.lease_ms)
                     .await
                 {
                     Ok(true) => {}
@@ -304,15 +309,23 @@ impl Hub {
                 let res =
                     tokio::task::spawn_blocking(move || engine_turn(&game, level, clock, seed))
                         .await;
-                let Ok(Some(moves)) = res else {
-                    tracing::warn!(game = %slot.id, "the engine found no turn");
-                    return;
-                };
-                let turn = turn_uci(&moves);
-                let action = Action::EngineTurn { turn, version };
-                if let Err(e) = hub.act(&slot, Actor::Server, &action).await {
-                    tracing::warn!(game = %slot.id, "engine turn refused: {e}");
+                match res {
+                    Ok(Some(moves)) => {
+                        let turn = turn_uci(&moves);
+                        let action = Action::EngineTurn { turn, version };
+                        if let Err(e) = hub.act(&slot, Actor::Server, &action).await {
+                            tracing::warn!(game = %slot.id, "engine turn refused: {e}");
+                        }
+                    }
+                    _ => tracing::warn!(game = %slot.id, "the engine found no turn"),
                 }
+                // Done thinking about this version: a later claim of the same job may think again.
+                let _ = slot.engine_version.compare_exchange(
+                    version,
+                    0,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                );
             });
         })
     }
@@ -405,7 +418,7 @@ impl Hub {
             let now = now_ms();
             let ids = match self
                 .store
-                .claim_due(&self.node, now, now + LEASE_MS, 64)
+                .claim_due(&self.node, now, now + self.lease_ms, 64)
                 .await
             {
                 Ok(ids) => ids,
@@ -420,8 +433,7 @@ impl Hub {
                 };
                 self.reload(&slot).await;
                 let _ = self.act(&slot, Actor::Server, &Action::Flag).await;
-                // The lease is ours: think even if this node thought about it before and died.
-                slot.engine_version.store(0, Ordering::SeqCst);
+                // The lease is ours: think, unless this node is thinking about it already.
                 self.kick_engine(slot).await;
             }
         }

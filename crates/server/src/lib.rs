@@ -29,6 +29,9 @@ pub struct Config {
     pub db: String,
     /// This node's name (default: a random one).
     pub node: Option<String>,
+    /// Job lease in ms (default [`hub::LEASE_MS`]): how soon another node takes over the engine
+    /// turns and flag falls of a node that died.
+    pub lease_ms: Option<i64>,
 }
 
 /// A running server.
@@ -79,7 +82,8 @@ pub async fn start(cfg: Config) -> Result<Server> {
         let n: u32 = rand::random();
         format!("node-{n:08x}")
     });
-    let hub: Shared = Arc::new(Hub::new(store.clone(), node, shared));
+    let lease = cfg.lease_ms.unwrap_or(hub::LEASE_MS).max(100);
+    let hub: Shared = Arc::new(Hub::new(store.clone(), node, shared, lease));
     // Downtime: if no node was alive lately, running clocks are not charged for the time the
     // service was down (the time used before the stop stays charged).
     let now = hub::now_ms();
@@ -138,7 +142,7 @@ pub async fn start(cfg: Config) -> Result<Server> {
 }
 
 /// Runs the server until Ctrl-C or SIGTERM (the `doublemove serve` command).
-pub async fn serve(addr: &str, db: &str) -> Result<()> {
+pub async fn serve(addr: &str, cfg: Config) -> Result<()> {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -149,12 +153,7 @@ pub async fn serve(addr: &str, db: &str) -> Result<()> {
         .await?
         .next()
         .ok_or_else(|| anyhow::anyhow!("cannot resolve {addr}"))?;
-    let server = start(Config {
-        addr,
-        db: db.to_string(),
-        node: None,
-    })
-    .await?;
+    let server = start(Config { addr, ..cfg }).await?;
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         r = tokio::signal::ctrl_c() => r?,

@@ -18,6 +18,7 @@ async fn start(db: &str) -> T {
         addr: "127.0.0.1:0".parse().unwrap(),
         db: db.to_string(),
         node: None,
+        lease_ms: None,
     })
     .await
     .expect("server starts");
