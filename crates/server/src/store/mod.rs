@@ -10,8 +10,28 @@
 
 use async_trait::async_trait;
 use std::fmt;
+use std::sync::Arc;
 
 pub mod legacy;
+pub mod sqlite;
+
+/// Opens the store named by `db` and brings its schema up to date (migrations): `postgres://…` or
+/// `postgresql://…` is a PostgreSQL database, `sqlite://PATH` or a plain path a SQLite file
+/// (created if missing). `node` names this server process in the database's session list
+/// (PostgreSQL `application_name`); it is not stored with the data.
+pub async fn open(db: &str, node: &str) -> anyhow::Result<Arc<dyn Store>> {
+    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+        anyhow::bail!("PostgreSQL ({db}) is not supported yet for node {node}")
+    } else {
+        let path = db
+            .strip_prefix("sqlite://")
+            .or_else(|| db.strip_prefix("sqlite:"))
+            .unwrap_or(db);
+        Ok(Arc::new(
+            sqlite::SqliteStore::open(std::path::Path::new(path)).await?,
+        ))
+    }
+}
 
 /// Where a game stands. Stored by its lowercase name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
