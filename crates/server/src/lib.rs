@@ -76,12 +76,12 @@ impl Server {
 
 /// Opens the store, resumes the live games (only those) and starts listening.
 pub async fn start(cfg: Config) -> Result<Server> {
-    let store = store::open(&cfg.db).await?;
-    let shared = store.backend() == "postgres";
     let node = cfg.node.unwrap_or_else(|| {
         let n: u32 = rand::random();
         format!("node-{n:08x}")
     });
+    let store = store::open(&cfg.db, &node).await?;
+    let shared = store.backend() == "postgres";
     let lease = cfg.lease_ms.unwrap_or(hub::LEASE_MS).max(100);
     let hub: Shared = Arc::new(Hub::new(store.clone(), node, shared, lease));
     // Downtime: if no node was alive lately, running clocks are not charged for the time the

@@ -10,6 +10,27 @@
 
 use async_trait::async_trait;
 use std::fmt;
+use std::sync::Arc;
+
+pub mod sqlite;
+
+/// Opens the store named by `db` and brings its schema up to date (migrations): `postgres://…` or
+/// `postgresql://…` is a PostgreSQL database, `sqlite://PATH` or a plain path a SQLite file
+/// (created if missing). `node` names this server process in the database's session list
+/// (PostgreSQL `application_name`); it is not stored with the data.
+pub async fn open(db: &str, node: &str) -> anyhow::Result<Arc<dyn Store>> {
+    if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+        anyhow::bail!("PostgreSQL ({db}) is not supported yet for node {node}")
+    } else {
+        let path = db
+            .strip_prefix("sqlite://")
+            .or_else(|| db.strip_prefix("sqlite:"))
+            .unwrap_or(db);
+        Ok(Arc::new(
+            sqlite::SqliteStore::open(std::path::Path::new(path)).await?,
+        ))
+    }
+}
 
 /// Where a game stands. Stored by its lowercase name.
 #[derive(
@@ -184,9 +205,4 @@ pub trait Store: Send + Sync + 'static {
 
     /// Closes the pools after pending writes are done.
     async fn close(&self);
-}
-
-/// Opens the store named by `db`: `postgres://…` for PostgreSQL, a path or `sqlite://…` for SQLite.
-pub async fn open(db: &str) -> anyhow::Result<std::sync::Arc<dyn Store>> {
-    anyhow::bail!("no storage backend for '{db}' yet")
 }
