@@ -54,7 +54,10 @@ impl Server {
         let _ = self.state.shutdown.send(true);
         let serve = self.tasks.remove(0);
         let abort = serve.abort_handle();
-        if tokio::time::timeout(Duration::from_secs(10), serve).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(10), serve)
+            .await
+            .is_err()
+        {
             tracing::warn!("connections still open after 10 s: closing them");
             abort.abort();
         }

@@ -444,7 +444,7 @@ async fn flag_fall_is_seen_without_a_move_and_streamed(db: Db) {
     assert_eq!(last["winner"], "white");
     assert_eq!(last["clock"]["black_ms"], 0);
     let pgn = t.text(&format!("/api/games/{id}/pgn")).await;
-    assert!(pgn.contains("[TimeControl \"0\"]"), "{pgn}");
+    assert!(pgn.contains("[TimeControl \"1\"]"), "{pgn}");
     assert!(pgn.contains("{[%clk 0:00:01]}"), "{pgn}");
     assert!(pgn.contains("1-0"), "{pgn}");
     t.srv.stop().await;
@@ -693,4 +693,15 @@ macro_rules! on_both_backends {
     };
 }
 
-on_both_backends!(chess_fools_mate_between_two_people_and_token_checks, twinmove_king_capture_over_websocket, double_move_seed_mate_against_the_engine_over_websocket, two_move_checkmate_from_a_fen_and_engine_replies, takebacks_against_the_engine_and_between_people, flag_fall_is_seen_without_a_move_and_streamed, restart_in_the_middle_of_a_game_loses_nothing, bad_requests_get_json_errors, pgn_import_and_analysis_socket, abort_resign_and_open_games);
+on_both_backends!(
+    chess_fools_mate_between_two_people_and_token_checks,
+    twinmove_king_capture_over_websocket,
+    double_move_seed_mate_against_the_engine_over_websocket,
+    two_move_checkmate_from_a_fen_and_engine_replies,
+    takebacks_against_the_engine_and_between_people,
+    flag_fall_is_seen_without_a_move_and_streamed,
+    restart_in_the_middle_of_a_game_loses_nothing,
+    bad_requests_get_json_errors,
+    pgn_import_and_analysis_socket,
+    abort_resign_and_open_games
+);

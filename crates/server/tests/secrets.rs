@@ -26,7 +26,10 @@ async fn tokens_and_invites_never_reach_the_log() {
     let logs = Captured::default();
     let sink = logs.clone();
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("trace"))
+        // Everything, but the test's own HTTP and WebSocket clients (in this process too).
+        .with_env_filter(tracing_subscriber::EnvFilter::new(
+            "trace,tungstenite::handshake::client=off,reqwest=off,hyper_util::client=off",
+        ))
         .with_writer(move || sink.clone())
         .with_ansi(false)
         .init();
@@ -81,10 +84,12 @@ async fn tokens_and_invites_never_reach_the_log() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
-    let (mut ws, _) =
-        tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws?token={black}", srv.addr))
-            .await
-            .unwrap();
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!(
+        "ws://{}/api/games/{id}/ws?token={black}",
+        srv.addr
+    ))
+    .await
+    .unwrap();
     ws.send(Message::Text(r#"{"type":"move","move":"e7e5"}"#.into()))
         .await
         .unwrap();
@@ -106,8 +111,14 @@ async fn tokens_and_invites_never_reach_the_log() {
     drop(ws);
     srv.stop().await;
     let text = String::from_utf8_lossy(&logs.0.lock().unwrap()).into_owned();
-    assert!(text.contains("/api/games/"), "the requests were logged: {text}");
+    assert!(
+        text.contains("/api/games/"),
+        "the requests were logged: {text}"
+    );
     for secret in [white, black, invite, "0123456789abcdef-not-a-token"] {
-        assert!(!text.contains(secret), "a secret ({secret}) is in the log:\n{text}");
+        assert!(
+            !text.contains(secret),
+            "a secret ({secret}) is in the log:\n{text}"
+        );
     }
 }
