@@ -330,19 +330,21 @@ impl Hub {
         })
     }
 
-    /// Loads the live games at start-up and starts their timers and engine turns. `forgive_ms`:
-    /// downtime that running clocks are not charged for (stored as a change of each such game).
-    pub async fn resume_all(self: &Arc<Self>, forgive_ms: i64) -> anyhow::Result<usize> {
+    /// Loads the live games at start-up and starts their timers and engine turns. `down_since`:
+    /// when the service went down, if it was down; running clocks are not charged for the downtime
+    /// (stored as a change of each such game).
+    pub async fn resume_all(self: &Arc<Self>, down_since: Option<i64>) -> anyhow::Result<usize> {
+        let now = now_ms();
         let stored = self.store.load_live().await.map_err(anyhow::Error::msg)?;
         let n = stored.len();
         for s in stored {
             let id = s.row.id.clone();
             match Live::from_stored(s) {
                 Ok(mut live) => {
-                    if forgive_ms > 0 {
+                    if let Some(down) = down_since {
                         let before = live.clone();
                         if let Some(c) = live.meta.clock.as_mut().filter(|c| c.running.is_some()) {
-                            c.forgive(forgive_ms);
+                            c.skip_downtime(down, now);
                             live.version += 1;
                             if let Err(e) = self.store.apply(&live.change_since(&before)).await {
                                 tracing::warn!(game = %id, "downtime not forgiven: {e}");

@@ -95,14 +95,12 @@ pub async fn start(cfg: Config) -> Result<Server> {
         .await
         .map_err(anyhow::Error::msg)?
         .and_then(|v| v.parse::<i64>().ok());
-    let forgive = match last_alive {
-        Some(t) if now - t > 3 * ALIVE_EVERY.as_millis() as i64 => now - t,
-        _ => 0,
-    };
-    let n = hub.resume_all(forgive).await?;
+    let down_since = last_alive.filter(|t| now - t > 3 * ALIVE_EVERY.as_millis() as i64);
+    let n = hub.resume_all(down_since).await?;
     tracing::info!(
-        "{} store: resumed {n} live games (downtime forgiven: {forgive} ms)",
-        store.backend()
+        "{} store: resumed {n} live games (downtime not charged: {} ms)",
+        store.backend(),
+        down_since.map_or(0, |t| now - t)
     );
     let listener = tokio::net::TcpListener::bind(cfg.addr).await?;
     let addr = listener.local_addr()?;
