@@ -15,7 +15,7 @@ CREATE TABLE games (
 );
 
 -- Lists: by status, most recently updated first.
-CREATE INDEX games_status_updated ON games (status, updated_at, id);
+CREATE INDEX games_status_updated ON games (status, updated_at);
 -- Start-up reads only live games; a partial index keeps that independent of the archive's size.
 CREATE INDEX games_live ON games (id) WHERE status IN ('waiting', 'started');
 -- Due jobs: clocks that fall, and engine turns.
