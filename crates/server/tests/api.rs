@@ -1,5 +1,8 @@
-//! End to end: a real server on a loopback port with a temporary SQLite file, spoken to over HTTP,
+//! End to end: a real server on a loopback port, on a temporary SQLite file and on a fresh
+//! PostgreSQL database (every test on both backends), spoken to over HTTP,
 //! NDJSON and WebSocket sockets.
+
+mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -38,6 +41,12 @@ struct Db {
 }
 
 impl Db {
+    async fn postgres() -> Db {
+        Db {
+            url: support::fresh_pg_db().await,
+            _dir: None,
+        }
+    }
     fn sqlite() -> Db {
         let dir = tempfile::tempdir().unwrap();
         let url = dir.path().join("games.db").to_string_lossy().into_owned();
@@ -816,6 +825,12 @@ macro_rules! on_both_backends {
             $(#[tokio::test]
             async fn $name() {
                 super::$name(super::Db::sqlite()).await
+            })*
+        }
+        mod postgres {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Db::postgres().await).await
             })*
         }
     };
