@@ -187,6 +187,17 @@ impl Hub {
             let mut next = live.clone();
             let r = next.apply(by, action, now);
             if next.version == live.version {
+                // Refused. With several nodes, this node's copy may be behind (the notice of
+                // another node's change not here yet): judge again on the stored game if it moved.
+                if r.is_err() && self.shared_store && tries < 3 {
+                    if let Some(s) = self.store.load(&slot.id).await? {
+                        if s.row.version > live.version {
+                            *live = Live::from_stored(s).map_err(ApiError::internal)?;
+                            tries += 1;
+                            continue;
+                        }
+                    }
+                }
                 break (r, false);
             }
             match self.store.apply(&next.change_since(&live)).await {
@@ -295,10 +306,18 @@ impl Hub {
                     .await
                 {
                     Ok(true) => {}
-                    Ok(false) => return, // another node thinks
-                    Err(e) => {
-                        tracing::warn!(game = %slot.id, "cannot claim the engine turn: {e}");
-                        slot.engine_version.store(0, Ordering::SeqCst);
+                    other => {
+                        if let Err(e) = other {
+                            tracing::warn!(game = %slot.id, "cannot claim the engine turn: {e}");
+                        }
+                        // Another node thinks (or the store failed): not thinking here, so a later
+                        // claim of this job may think.
+                        let _ = slot.engine_version.compare_exchange(
+                            version,
+                            0,
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
                         return;
                     }
                 }
