@@ -441,6 +441,14 @@ impl Position {
     pub fn repetition_key(&self) -> u64 {
         self.hash
     }
+
+    /// Whether this position counts for repetition (threefold, fivefold, and the engine's repetition
+    /// draws): the one place the rule lives. Two Move Chess counts every position, half-way ones
+    /// included; orthodox chess, Double Move and Twinmove count only positions at the start of a turn
+    /// (docs/rules.md, after shared/RULINGS.md).
+    pub fn counts_for_repetition(&self) -> bool {
+        self.at_turn_start() || self.variant.counts_half_way_positions()
+    }
 }
 
 /// A move that is not legal in the position it was tried in.
