@@ -3,6 +3,7 @@
 //! archive with PGN export and import, and an analysis WebSocket. See docs/api.md.
 
 pub mod analysis;
+pub mod engine_pool;
 pub mod error;
 pub mod model;
 pub mod routes;
