@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod engine_pool;
 pub mod error;
+pub mod limits;
 pub mod model;
 pub mod routes;
 pub mod store;
