@@ -143,17 +143,27 @@ pub struct Job {
     searcher: Searcher,
     stop: Arc<AtomicBool>,
     key: Option<ClientKey>,
+    pool: std::sync::Weak<Inner>,
 }
 
 impl Job {
-    fn new(hash_mb: usize) -> Job {
+    fn new(hash_mb: usize, pool: std::sync::Weak<Inner>) -> Job {
         let searcher = Searcher::new(hash_mb);
         let stop = searcher.stop_flag();
         Job {
             searcher,
             stop,
             key: None,
+            pool,
         }
+    }
+
+    /// A probe of how many jobs wait for a worker now, usable inside a running search (from its
+    /// info callback): a long job can end early when others wait, so one client's long analysis does
+    /// not hold a core while everyone else queues.
+    pub fn queue_probe(&self) -> impl Fn() -> usize + Send + 'static {
+        let pool = self.pool.clone();
+        move || pool.upgrade().map_or(0, |p| p.lock().queued)
     }
 
     /// The worker's searcher. A running search stops when the job is cancelled.
@@ -271,7 +281,7 @@ impl Inner {
     }
 
     fn worker(self: Arc<Self>) {
-        let mut job = Job::new(self.cfg.hash_mb);
+        let mut job = Job::new(self.cfg.hash_mb, Arc::downgrade(&self));
         loop {
             let (key, queued) = {
                 let mut st = self.lock();
@@ -292,7 +302,7 @@ impl Inner {
             let panicked = catch_unwind(AssertUnwindSafe(|| (queued.task)(&mut job))).is_err();
             if panicked {
                 // The searcher's tables may be half-updated: start afresh.
-                job = Job::new(self.cfg.hash_mb);
+                job = Job::new(self.cfg.hash_mb, Arc::downgrade(&self));
             }
             job.key = None;
             self.lock().finished(&key, queued.id);
@@ -772,6 +782,27 @@ mod tests {
         started_rx.recv().unwrap();
         drop(t);
         assert!(done_rx.recv_timeout(Duration::from_secs(5)).unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_job_sees_the_queue() {
+        let pool = small(1);
+        let (go, gate) = mpsc::channel::<()>();
+        let (seen_tx, seen_rx) = mpsc::channel::<usize>();
+        let t = pool
+            .submit(key(1), move |job| {
+                let probe = job.queue_probe();
+                seen_tx.send(probe()).unwrap();
+                gate.recv().unwrap();
+                seen_tx.send(probe()).unwrap();
+            })
+            .unwrap();
+        assert_eq!(seen_rx.recv().unwrap(), 0);
+        let other = pool.submit(key(2), |_| ()).unwrap();
+        go.send(()).unwrap();
+        assert_eq!(seen_rx.recv().unwrap(), 1);
+        t.await.unwrap();
+        other.await.unwrap();
     }
 
     #[tokio::test]

@@ -47,6 +47,8 @@ pub struct Slot {
 
 pub struct AppState {
     pub store: Store,
+    /// Limits, the engine pool and the per-client counters.
+    pub bounds: limits::Bounds,
     games: RwLock<HashMap<String, Arc<Slot>>>,
 }
 
@@ -283,6 +285,7 @@ pub async fn start(cfg: Config) -> Result<Server> {
     tracing::info!("loaded {} games from {}", games.len(), cfg.db.display());
     let state: Shared = Arc::new(AppState {
         store,
+        bounds: limits::Bounds::new(limits::ServerLimits::default()),
         games: RwLock::new(games),
     });
     for slot in state.all_slots() {

@@ -2,7 +2,7 @@
 //! enforce them: per-client counters with guards, per-IP rate-limit layers answering 429, WebSocket
 //! size limits and close codes, the WebSocket Origin check and the security headers.
 
-use crate::engine_pool::{ClientKey, PoolConfig};
+use crate::engine_pool::{ClientKey, EnginePool, PoolConfig};
 use axum::body::Body;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::ConnectInfo;
@@ -85,6 +85,25 @@ impl ServerLimits {
             analyses: ClientCounter::new(self.analyses_per_client, usize::MAX),
             engine_games: ClientCounter::new(self.engine_games_per_client, usize::MAX),
             sockets: ClientCounter::new(self.sockets_per_client, self.sockets_total),
+        }
+    }
+}
+
+/// What a running server keeps to bound its clients: the limits, the engine pool built from them and
+/// the per-client counters. One per server (a field of its state).
+pub struct Bounds {
+    pub limits: ServerLimits,
+    pub pool: Arc<EnginePool>,
+    pub counters: ClientCounters,
+}
+
+impl Bounds {
+    /// Starts the engine pool's threads.
+    pub fn new(limits: ServerLimits) -> Bounds {
+        Bounds {
+            pool: Arc::new(EnginePool::with_config(limits.pool_config())),
+            counters: limits.counters(),
+            limits,
         }
     }
 }
