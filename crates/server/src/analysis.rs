@@ -5,15 +5,19 @@
 //! engine threads fairly with everyone's games and analyses; a socket holds no searcher of its own.
 //! A client may keep [`ServerLimits::analyses_per_client`] analysis sockets open; one more is
 //! closed at once with 1008 and a reason. Messages over [`ServerLimits::ws_max_message`] close the
-//! socket with 1009.
+//! socket with 1009. Requests beyond [`ServerLimits::analysis_request_burst`] at once (then one
+//! per [`ServerLimits::analysis_request_period`]) are answered with an error and ignored.
 //!
 //! [`ServerLimits::analyses_per_client`]: crate::limits::ServerLimits::analyses_per_client
 //! [`ServerLimits::ws_max_message`]: crate::limits::ServerLimits::ws_max_message
+//! [`ServerLimits::analysis_request_burst`]: crate::limits::ServerLimits::analysis_request_burst
+//! [`ServerLimits::analysis_request_period`]: crate::limits::ServerLimits::analysis_request_period
 
 use crate::engine_pool::{ClientKey, EnginePool, StopHandle, Ticket};
 use crate::error::ApiError;
 use crate::limits::{
-    client_key, close_code, close_socket, limit_upgrade, origin_allowed, ClientGuard, CLOSE_TOO_BIG,
+    client_key, close_code, close_socket, limit_upgrade, origin_allowed, ClientGuard, MessageRate,
+    CLOSE_TOO_BIG,
 };
 use crate::model::{color_name, legal_json};
 use crate::Shared;
@@ -85,7 +89,8 @@ async fn admit(state: Shared, key: ClientKey, socket: WebSocket) {
     match guards {
         Ok(guards) => {
             let pool = state.bounds.pool.clone();
-            analysis_socket(pool, key, guards, socket).await
+            let rate = MessageRate::analysis(&state.bounds.limits);
+            analysis_socket(pool, key, rate, guards, socket).await
         }
         Err(e) => {
             let reason = format!("too many analysis sockets: {e}; close one and try again");
@@ -174,6 +179,7 @@ fn start_search(
 async fn analysis_socket(
     pool: Arc<EnginePool>,
     key: ClientKey,
+    rate: MessageRate,
     _guards: [ClientGuard; 2],
     socket: WebSocket,
 ) {
@@ -207,6 +213,14 @@ async fn analysis_socket(
                     }
                     Some(Ok(_)) => continue,
                 };
+                // Over the rate the request is refused and the running search goes on.
+                if let Err(e) = rate.check() {
+                    let v = json!({"type": "error", "error": e});
+                    if tx.send(Message::Text(v.to_string().into())).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
                 if let Some((_, stop)) = running.take() {
                     stop.stop();
                 }

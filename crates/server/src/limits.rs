@@ -38,6 +38,12 @@ pub struct ServerLimits {
     pub request_burst: u32,
     /// ... then one more per this period (default 50 ms: 20 requests a second).
     pub request_period: Duration,
+    /// Analysis requests over one socket: a burst of this many (default 20: clicking through a
+    /// game's moves on the analysis board) ...
+    pub analysis_request_burst: u32,
+    /// ... then one more per this period (default 200 ms: 5 a second). Each request stops and
+    /// replaces a search, so a faster stream would only churn the engine.
+    pub analysis_request_period: Duration,
     /// Largest WebSocket message or frame a client may send, in bytes (default 16 KiB; the largest
     /// legitimate one, an analysis request with a FEN, is well under 1 KiB).
     pub ws_max_message: usize,
@@ -59,6 +65,8 @@ impl Default for ServerLimits {
             create_period: Duration::from_secs(6),
             request_burst: 60,
             request_period: Duration::from_millis(50),
+            analysis_request_burst: 20,
+            analysis_request_period: Duration::from_millis(200),
             ws_max_message: 16 * 1024,
             sockets_per_client: 20,
             sockets_total: 20_000,
@@ -361,6 +369,47 @@ fn too_many(what: &str, e: GovernorError) -> Response<Body> {
         GovernorError::Other { code, msg, .. } => {
             json_response(code, msg.as_deref().unwrap_or("request refused"))
         }
+    }
+}
+
+/// A rate limit for the messages of one socket (not keyed: one per socket).
+pub struct MessageRate {
+    limiter: governor::DefaultDirectRateLimiter,
+    burst: u32,
+    period: Duration,
+}
+
+impl MessageRate {
+    pub fn new(burst: u32, period: Duration) -> MessageRate {
+        let burst = burst.max(1);
+        let period = period.max(Duration::from_nanos(1));
+        let quota = governor::Quota::with_period(period)
+            .expect("non-zero period")
+            .allow_burst(std::num::NonZeroU32::new(burst).expect("non-zero burst"));
+        MessageRate {
+            limiter: governor::RateLimiter::direct(quota),
+            burst,
+            period,
+        }
+    }
+
+    /// The analysis socket's request rate.
+    pub fn analysis(l: &ServerLimits) -> MessageRate {
+        MessageRate::new(l.analysis_request_burst, l.analysis_request_period)
+    }
+
+    /// Takes one message's place, or the refusal's text: `too many requests: …, retry in N s`.
+    pub fn check(&self) -> Result<(), String> {
+        use governor::clock::{Clock, DefaultClock};
+        self.limiter.check().map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            format!(
+                "too many requests: at most {} at once, then {}, per socket, retry in {} s",
+                self.burst,
+                per_second(self.period),
+                wait.as_secs() + 1
+            )
+        })
     }
 }
 
@@ -730,6 +779,25 @@ mod tests {
             "{msg}"
         );
         layers.forget_idle();
+    }
+
+    #[test]
+    fn message_rate() {
+        let r = MessageRate::new(3, Duration::from_secs(10));
+        for _ in 0..3 {
+            r.check().unwrap();
+        }
+        let e = r.check().unwrap_err();
+        assert!(
+            e.starts_with("too many requests: at most 3 at once, then one every 10 s"),
+            "{e}"
+        );
+        assert!(e.ends_with("retry in 10 s"), "{e}");
+        let r = MessageRate::analysis(&ServerLimits::default());
+        for _ in 0..20 {
+            r.check().unwrap();
+        }
+        assert!(r.check().unwrap_err().contains("then 5 per second"));
     }
 
     #[tokio::test]

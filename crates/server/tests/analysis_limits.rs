@@ -200,3 +200,40 @@ async fn a_new_request_stops_the_running_search() {
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
     srv.stop().await;
 }
+
+#[tokio::test]
+async fn a_flood_of_requests_is_refused_past_the_rate() {
+    let (srv, _dir, url) = start().await;
+    let burst = srv.state.bounds.limits.analysis_request_burst as usize;
+    let mut ws = connect(&url).await;
+    for _ in 0..burst + 3 {
+        ws.send(Message::Text(
+            json!({"variant": "chess", "movetime": 10})
+                .to_string()
+                .into(),
+        ))
+        .await
+        .unwrap();
+    }
+    let mut refused = 0;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while refused < 3 {
+        let m = tokio::time::timeout_at(deadline, ws.next())
+            .await
+            .expect("the refusals in time")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["type"] == "error" {
+                let e = v["error"].as_str().unwrap();
+                assert!(
+                    e.starts_with("too many requests: at most 20 at once"),
+                    "{e}"
+                );
+                refused += 1;
+            }
+        }
+    }
+    srv.stop().await;
+}
