@@ -32,7 +32,7 @@ use futures_util::{SinkExt, StreamExt};
 use rules::{Game, Position, Variant};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,8 +60,8 @@ struct Request {
 }
 
 /// `GET /api/analysis/ws`. Refuses (403) a browser page of another site (Origin check). Serve the
-/// router with `into_make_service_with_connect_info::<SocketAddr>()`: without a peer address, all
-/// clients share one key (and so one client's caps).
+/// router with `into_make_service_with_connect_info::<SocketAddr>()`: without a peer address each
+/// socket counts as a client of its own (only the server-wide caps hold).
 pub async fn analysis_ws(
     State(state): State<Shared>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
@@ -74,7 +74,13 @@ pub async fn analysis_ws(
     }
     let key = match peer {
         Some(Extension(addr)) => client_key(&addr),
-        None => ClientKey::ip(Ipv4Addr::UNSPECIFIED.into()),
+        None => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::warn!("no peer addresses (serve with connect info): per-client caps off")
+            });
+            ClientKey::connection()
+        }
     };
     limit_upgrade(ws, &state.bounds.limits).on_upgrade(move |socket| admit(state, key, socket))
 }

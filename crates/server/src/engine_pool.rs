@@ -25,6 +25,9 @@ pub enum ClientKey {
     Ip(IpAddr),
     /// A signed-in account (for later: several addresses, one budget).
     Account(String),
+    /// One connection whose peer address is unknown (a router served without connect info): it
+    /// counts alone, so that such a server does not put all its clients under one client's caps.
+    Connection(u64),
 }
 
 impl ClientKey {
@@ -47,6 +50,12 @@ impl ClientKey {
     pub fn account(id: impl Into<String>) -> ClientKey {
         ClientKey::Account(id.into())
     }
+
+    /// A key of its own for a connection without a known peer address.
+    pub fn connection() -> ClientKey {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ClientKey::Connection(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
 }
 
 impl From<IpAddr> for ClientKey {
@@ -60,6 +69,7 @@ impl fmt::Display for ClientKey {
         match self {
             ClientKey::Ip(ip) => write!(f, "{ip}"),
             ClientKey::Account(a) => write!(f, "account {a}"),
+            ClientKey::Connection(n) => write!(f, "connection #{n}"),
         }
     }
 }
@@ -885,6 +895,7 @@ mod tests {
         let v4: IpAddr = "192.0.2.7".parse().unwrap();
         assert_eq!(ClientKey::ip(mapped), ClientKey::ip(v4));
         assert_eq!(ClientKey::ip(v4).to_string(), "192.0.2.7");
+        assert_ne!(ClientKey::connection(), ClientKey::connection());
     }
 
     fn clock(remaining_s: f64, inc_s: f64, base_s: f64) -> Option<GameClock> {

@@ -237,3 +237,20 @@ async fn a_flood_of_requests_is_refused_past_the_rate() {
     }
     srv.stop().await;
 }
+
+#[tokio::test]
+async fn without_peer_addresses_each_socket_counts_alone() {
+    // The server as `start` serves it today (no connect info): the per-client cap must not turn
+    // into a server-wide cap of 2.
+    let (srv, _dir, _) = start().await;
+    let url = format!("ws://{}/api/analysis/ws", srv.addr);
+    let mut sockets = Vec::new();
+    for _ in 0..3 {
+        sockets.push(connect(&url).await);
+    }
+    for ws in sockets.iter_mut() {
+        let best = analyse(ws, 50).await;
+        assert!(best["turn"].is_string(), "{best}");
+    }
+    srv.stop().await;
+}
