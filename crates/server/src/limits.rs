@@ -38,11 +38,12 @@ pub struct ServerLimits {
     pub request_burst: u32,
     /// ... then one more per this period (default 50 ms: 20 requests a second).
     pub request_period: Duration,
-    /// Analysis requests over one socket: a burst of this many (default 20: clicking through a
+    /// Analysis requests over one socket: a burst of this many (default 30: clicking through a
     /// game's moves on the analysis board) ...
     pub analysis_request_burst: u32,
-    /// ... then one more per this period (default 200 ms: 5 a second). Each request stops and
-    /// replaces a search, so a faster stream would only churn the engine.
+    /// ... then one more per this period (default 50 ms: 20 a second, what the web UI's evaluation
+    /// graph needs at its shortest movetime of 50 ms). Each request stops and replaces a search, so
+    /// a faster stream would only churn the engine.
     pub analysis_request_period: Duration,
     /// Largest WebSocket message or frame a client may send, in bytes (default 16 KiB; the largest
     /// legitimate one, an analysis request with a FEN, is well under 1 KiB).
@@ -65,8 +66,8 @@ impl Default for ServerLimits {
             create_period: Duration::from_secs(6),
             request_burst: 60,
             request_period: Duration::from_millis(50),
-            analysis_request_burst: 20,
-            analysis_request_period: Duration::from_millis(200),
+            analysis_request_burst: 30,
+            analysis_request_period: Duration::from_millis(50),
             ws_max_message: 16 * 1024,
             sockets_per_client: 20,
             sockets_total: 20_000,
@@ -794,10 +795,10 @@ mod tests {
         );
         assert!(e.ends_with("retry in 10 s"), "{e}");
         let r = MessageRate::analysis(&ServerLimits::default());
-        for _ in 0..20 {
+        for _ in 0..30 {
             r.check().unwrap();
         }
-        assert!(r.check().unwrap_err().contains("then 5 per second"));
+        assert!(r.check().unwrap_err().contains("then 20 per second"));
     }
 
     #[tokio::test]
