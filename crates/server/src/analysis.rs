@@ -16,8 +16,8 @@
 use crate::engine_pool::{ClientKey, EnginePool, StopHandle, Ticket};
 use crate::error::ApiError;
 use crate::limits::{
-    client_key, close_code, close_socket, limit_upgrade, origin_allowed, ClientGuard, MessageRate,
-    CLOSE_TOO_BIG,
+    client_key, close_code, close_socket, limit_upgrade, origin_allowed, ClientGuard,
+    LimitExceeded, MessageRate, CLOSE_TOO_BIG,
 };
 use crate::model::{color_name, legal_json};
 use crate::Shared;
@@ -82,16 +82,25 @@ pub async fn analysis_ws(
             ClientKey::connection()
         }
     };
-    limit_upgrade(ws, &state.bounds.limits).on_upgrade(move |socket| admit(state, key, socket))
-}
-
-/// Counts the socket in (every socket, then analyses) or closes it with the refusal's code.
-async fn admit(state: Shared, key: ClientKey, socket: WebSocket) {
+    // Counted before the upgrade, in the order the requests came (the guards go with the socket,
+    // and are dropped with it if the upgrade fails).
     let counters = &state.bounds.counters;
     let guards = counters
         .sockets
         .try_acquire(&key)
         .and_then(|s| counters.analyses.try_acquire(&key).map(|a| [s, a]));
+    limit_upgrade(ws, &state.bounds.limits)
+        .on_upgrade(move |socket| admit(state, key, guards, socket))
+}
+
+/// Runs the socket if it was counted in (every socket, then analyses), else closes it with the
+/// refusal's code: the client learns why, where an HTTP refusal would only show a failed upgrade.
+async fn admit(
+    state: Shared,
+    key: ClientKey,
+    guards: Result<[ClientGuard; 2], LimitExceeded>,
+    socket: WebSocket,
+) {
     match guards {
         Ok(guards) => {
             let pool = state.bounds.pool.clone();
