@@ -104,8 +104,10 @@ async fn admit(
     match guards {
         Ok(guards) => {
             let pool = state.bounds.pool.clone();
-            let rate = MessageRate::analysis(&state.bounds.limits);
-            analysis_socket(pool, key, rate, guards, socket).await
+            let limits = &state.bounds.limits;
+            let rate = MessageRate::analysis(limits);
+            let max = limits.ws_max_message;
+            analysis_socket(pool, key, rate, max, guards, socket).await
         }
         Err(e) => {
             let reason = format!("too many analysis sockets: {e}; close one and try again");
@@ -195,6 +197,7 @@ async fn analysis_socket(
     pool: Arc<EnginePool>,
     key: ClientKey,
     rate: MessageRate,
+    max_message: usize,
     _guards: [ClientGuard; 2],
     socket: WebSocket,
 ) {
@@ -220,7 +223,8 @@ async fn analysis_socket(
                         if e.to_string().contains("Space limit exceeded") {
                             let frame = CloseFrame {
                                 code: CLOSE_TOO_BIG,
-                                reason: "message too big".into(),
+                                reason: format!("message too big (at most {max_message} bytes)")
+                                    .into(),
                             };
                             let _ = tx.send(Message::Close(Some(frame))).await;
                         }

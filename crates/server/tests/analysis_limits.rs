@@ -131,8 +131,9 @@ async fn an_oversized_message_closes_with_1009() {
         "x".repeat(20 * 1024)
     );
     ws.send(Message::Text(big.into())).await.unwrap();
-    let (code, _) = close_frame(&mut ws).await;
+    let (code, reason) = close_frame(&mut ws).await;
     assert_eq!(code, CloseCode::Size);
+    assert_eq!(reason, "message too big (at most 16384 bytes)");
     // The socket's places are given back.
     let counters = &srv.state.bounds.counters;
     for _ in 0..100 {
