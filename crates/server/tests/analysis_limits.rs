@@ -255,3 +255,68 @@ async fn without_peer_addresses_each_socket_counts_alone() {
     }
     srv.stop().await;
 }
+
+/// An analysis socket from a given loopback address (127.0.0.0/8 is all local), so that each socket
+/// is a different client.
+async fn connect_from(url: &str, from: std::net::Ipv4Addr) -> Ws {
+    let addr: SocketAddr = url
+        .trim_start_matches("ws://")
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.bind(SocketAddr::new(from.into(), 0)).unwrap();
+    let stream = sock.connect(addr).await.unwrap();
+    let stream = tokio_tungstenite::MaybeTlsStream::Plain(stream);
+    tokio_tungstenite::client_async(url, stream)
+        .await
+        .unwrap()
+        .0
+}
+
+#[tokio::test]
+async fn thirty_clients_share_the_pool_threads() {
+    // The case that took 24 search threads and 563 MB: 30 analysis sockets searching at once.
+    let (srv, _dir, url) = start().await;
+    let pool = srv.state.bounds.pool.clone();
+    let threads = pool.threads();
+    let mut sockets = Vec::new();
+    for i in 0..30u8 {
+        let mut ws = connect_from(&url, std::net::Ipv4Addr::new(127, 0, 1, 10 + i)).await;
+        ws.send(Message::Text(
+            json!({"variant": "double-move", "movetime": 60000})
+                .to_string()
+                .into(),
+        ))
+        .await
+        .unwrap();
+        sockets.push(ws);
+    }
+    for _ in 0..200 {
+        let s = pool.stats();
+        if s.running == threads && s.queued == 30 - threads {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let s = pool.stats();
+    assert_eq!(s.running, threads, "{s:?}");
+    assert_eq!(s.queued, 30 - threads, "{s:?}");
+    assert_eq!(s.clients, 30, "{s:?}");
+    // Closing the sockets stops their searches and empties the queue.
+    for mut ws in sockets {
+        let _ = ws.close(None).await;
+    }
+    for _ in 0..500 {
+        let s = pool.stats();
+        if s.running + s.queued == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let s = pool.stats();
+    assert_eq!((s.running, s.queued), (0, 0), "{s:?}");
+    srv.stop().await;
+}
