@@ -535,18 +535,22 @@ pub const UNTIMED_BUDGET: (Duration, Duration) =
 /// Kept back from the clock for the server's own work around a turn (storing it, broadcasting).
 const OVERHEAD: Duration = Duration::from_millis(100);
 
+/// The longest the engine thinks about one turn in any game: a core for at most this long, and well
+/// inside the 15 s lease under which a node of a shared store holds an engine turn.
+pub const MAX_TURN_TIME: Duration = Duration::from_secs(10);
+
 /// The engine's thinking time for a turn as (soft, hard): do not start a new iteration after soft
 /// (the search may stretch it up to about twice when its best move keeps changing), abort at hard.
 ///
 /// It plays like a player with that clock, and never hogs a core:
 /// * target = remaining/40 + increment (sudden death planned over 40 more turns);
 /// * hard = min(2 × target, remaining/20, per-turn cap), the cap being base/60 (a 5-minute game
-///   thinks at most 5 s a turn, a 1-minute game 1 s), at most 5 s below a 10-minute base and 30 s in
-///   any game, at least 50 ms;
+///   thinks at most 5 s a turn, a 1-minute game 1 s), at most 5 s below a 10-minute base and
+///   [`MAX_TURN_TIME`] (10 s) in any game, at least 50 ms;
 /// * soft = min(target, hard/2).
 ///
 /// So 5+3 with 300 s left: soft 2.5 s, hard 5 s; 1+0 with 60 s left: soft 0.5 s, hard 1 s; 15+10 with
-/// 900 s: soft 7.5 s, hard 15 s. Without a clock: [`UNTIMED_BUDGET`] (1 s, hard 2 s).
+/// 900 s: soft 5 s, hard 10 s. Without a clock: [`UNTIMED_BUDGET`] (1 s, hard 2 s).
 pub fn turn_budget(clock: Option<GameClock>) -> (Duration, Duration) {
     let Some(c) = clock else {
         return UNTIMED_BUDGET;
@@ -559,7 +563,7 @@ pub fn turn_budget(clock: Option<GameClock>) -> (Duration, Duration) {
         .min(if base < Duration::from_secs(600) {
             Duration::from_secs(5)
         } else {
-            Duration::from_secs(30)
+            MAX_TURN_TIME
         })
         .max(Duration::from_millis(50));
     let hard = (target * 2).min(left / 20).min(cap);
@@ -916,10 +920,12 @@ mod tests {
         // 1+0: well under a second typically, at most one.
         let (soft, hard) = turn_budget(clock(60.0, 0.0, 60.0));
         assert!(soft <= s(0.5) && hard <= s(1.0), "{soft:?} {hard:?}");
-        // 15+10 at the start: remaining/40 + increment is 32.5 s, capped at base/60.
-        assert_eq!(turn_budget(clock(900.0, 10.0, 900.0)), (s(7.5), s(15.0)));
-        // A long game never takes more than 30 s of a core.
-        assert_eq!(turn_budget(clock(7200.0, 30.0, 7200.0)).1, s(30.0));
+        // 15+10 at the start: remaining/40 + increment is 32.5 s, capped at 10 s.
+        assert_eq!(turn_budget(clock(900.0, 10.0, 900.0)), (s(5.0), s(10.0)));
+        // 10+0: base/60 = 10 s.
+        assert_eq!(turn_budget(clock(600.0, 0.0, 600.0)), (s(5.0), s(10.0)));
+        // A long game never takes more than 10 s of a core.
+        assert_eq!(turn_budget(clock(7200.0, 30.0, 7200.0)).1, MAX_TURN_TIME);
         // Low on time: at most remaining/20.
         let (soft, hard) = turn_budget(clock(4.0, 3.0, 300.0));
         assert!(hard <= s(0.2) && soft <= hard, "{soft:?} {hard:?}");
@@ -938,7 +944,7 @@ mod tests {
                         hard <= s(base * frac / 20.0 + 0.001),
                         "{base}+{inc} at {frac}"
                     );
-                    assert!(hard <= s(30.0));
+                    assert!(hard <= MAX_TURN_TIME);
                     if base < 600.0 {
                         assert!(hard <= s(5.0));
                     }
