@@ -22,6 +22,7 @@ async fn start(db: &str) -> T {
         db: db.to_string(),
         node: None,
         lease_ms: None,
+        limits: server::limits::ServerLimits::default(),
     })
     .await
     .expect("server starts");
