@@ -138,6 +138,11 @@ async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Opt
             msg = rx.next() => {
                 let text = match msg {
                     Some(Ok(Message::Text(t))) => t,
+                    Some(Err(e)) if crate::limits::is_too_big(&e) => {
+                        let reason = format!("message too big (at most {MAX_MESSAGE} bytes)");
+                        let _ = tx.send(close(crate::limits::CLOSE_TOO_BIG, &reason)).await;
+                        break;
+                    }
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                     Some(Ok(_)) => continue,
                 };
