@@ -399,6 +399,11 @@ impl MessageRate {
         MessageRate::new(l.analysis_request_burst, l.analysis_request_period)
     }
 
+    /// A game socket's message rate (the same numbers: a player sends a few messages a turn).
+    pub fn game(l: &ServerLimits) -> MessageRate {
+        MessageRate::new(l.analysis_request_burst, l.analysis_request_period)
+    }
+
     /// Takes one message's place, or the refusal's text: `too many requests: …, retry in N s`.
     pub fn check(&self) -> Result<(), String> {
         use governor::clock::{Clock, DefaultClock};

@@ -884,6 +884,22 @@ async fn bounds_answer_429_and_close_codes() {
         }
         m => panic!("expected a close frame, got {m:?}"),
     }
+    // Messages on a socket are rate-limited: 40 at once get at least one 429 error back.
+    let mut b = _b;
+    b.next().await.unwrap().unwrap();
+    for _ in 0..40 {
+        b.send(Message::Text(r#"{"type":"ping"}"#.into()))
+            .await
+            .unwrap();
+    }
+    let m = tokio::time::timeout(Duration::from_secs(5), b.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
+    assert_eq!(v["type"], "error");
+    assert_eq!(v["status"], 429, "{v}");
     // A message over 16 KiB closes the socket with 1009.
     a.send(Message::Text("x".repeat(20_000).into()))
         .await
