@@ -1,6 +1,5 @@
 // Types and calls of the game server API (docs/api.md).
 
-export type Color = 'white' | 'black';
 export type Variant = 'chess' | 'two-move' | 'double-move' | 'twinmove';
 export const VARIANTS: [Variant, string][] = [
   ['chess', 'Chess'],
@@ -10,63 +9,18 @@ export const VARIANTS: [Variant, string][] = [
 ];
 export const variantTitle = (v: string): string => VARIANTS.find(([k]) => k === v)?.[1] ?? v;
 
-export interface Legal {
-  dests: Record<string, string[]>;
-  double_dests?: Record<string, string[]>;
-  promotions: string[];
-}
-export interface Turn {
-  color: Color;
-  fullmove: number;
-  uci: string;
-  san: string;
-  kind?: 'normal' | 'single' | 'response' | 'double';
-  complete?: boolean;
-  clock_ms?: number | null;
-  fen_after?: string;
-  comment?: string | null;
-}
-export interface Side {
-  kind: 'human' | 'engine';
-  joined?: boolean;
-  level?: number;
-}
-export interface Clock {
-  limit_ms: number;
-  increment_ms: number;
-  white_ms: number;
-  black_ms: number;
-  running: Color | null;
-}
-export interface GameState {
-  type: 'gameFull' | 'gameState';
-  id: string;
-  variant: Variant;
-  initial_fen: string;
-  fen: string;
-  turn: Color;
-  phase: 'start' | 'response' | 'second';
-  fullmove: number;
-  check: boolean;
-  white: Side;
-  black: Side;
-  moves: string[];
-  turns?: Turn[];
-  status: 'waiting' | 'started' | 'finished' | 'aborted';
-  result: string | null;
-  winner: Color | null;
-  reason: string | null;
-  reason_text: string | null;
-  clock: Clock | null;
-  offers: { draw: Color | null; takeback: Color | null };
-  claimable_draw: string | null;
-  takebacks_used?: { white: number; black: number };
-  double_move?: { white: boolean; black: boolean };
-  legal?: Legal;
-  invite?: string | null;
-  created_at: number;
-  updated_at: number;
-}
+// The wire types are generated from the server's Rust types (protocol.ts, by ts-rs).
+import type * as P from './protocol';
+export type { Action, ClientMessage, ErrorMessage, Legal, MoveAction, Seat } from './protocol';
+
+export type Color = P.Side;
+export type GameState = P.GameState;
+/** A turn as the game state lists it, or as a PGN import replays it (with the position after it). */
+export type Turn = Omit<P.TurnView, 'kind' | 'complete' | 'clock_ms'> &
+  Partial<Pick<P.TurnView, 'kind' | 'complete' | 'clock_ms'>> & {
+    fen_after?: string;
+    comment?: string | null;
+  };
 
 export class ApiError extends Error {
   constructor(public status: number, message: string) {

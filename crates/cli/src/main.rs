@@ -94,13 +94,21 @@ enum Command {
     Loadtest(loadtest::LoadArgs),
     /// Texel-tune the evaluation weights on PGN files of engine games; see docs/engine.md ("Tuning").
     Tune(tune::TuneArgs),
-    /// Run the game server (HTTP API, WebSockets, SQLite archive); see docs/api.md.
+    /// Run the game server (HTTP API, WebSockets, storage); see docs/api.md.
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: String,
-        /// SQLite database file (created if missing)
+        /// Storage: an SQLite file path or sqlite://PATH (created if missing), or
+        /// postgres://USER@HOST:PORT/DB (several nodes may share one PostgreSQL database)
         #[arg(long, default_value = "doublemove.db")]
-        db: std::path::PathBuf,
+        db: String,
+        /// This node's name in logs and job leases (default: random)
+        #[arg(long)]
+        node: Option<String>,
+        /// Several nodes: ms after which another node takes over a dead node's engine turns and
+        /// flag falls
+        #[arg(long, default_value_t = server::hub::LEASE_MS)]
+        job_lease_ms: i64,
     },
 }
 
@@ -151,9 +159,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Match(args) => match_runner::run(args),
         Command::Loadtest(args) => loadtest::run(args),
         Command::Tune(args) => tune::run(args),
-        Command::Serve { addr, db } => tokio::runtime::Runtime::new()
+        Command::Serve {
+            addr,
+            db,
+            node,
+            job_lease_ms,
+        } => tokio::runtime::Runtime::new()
             .map_err(|e| e.to_string())?
-            .block_on(server::serve(&addr, &db))
+            .block_on(server::serve(
+                &addr,
+                server::Config {
+                    addr: "127.0.0.1:0".parse().expect("an address"),
+                    db,
+                    node,
+                    lease_ms: Some(job_lease_ms),
+                },
+            ))
             .map(|_| ExitCode::SUCCESS)
             .map_err(|e| format!("{e:#}")),
         Command::Bench { what: Some(what) } => bench::run(what).map(|_| ExitCode::SUCCESS),

@@ -1,7 +1,8 @@
 //! The analysis WebSocket: the client sends a position, the engine's lines come back as each
 //! iteration completes; a new request or `{"type":"stop"}` stops the running search.
 
-use crate::model::{color_name, legal_json};
+use crate::game::view::legal_of;
+use crate::game::Side;
 use crate::Shared;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
@@ -88,8 +89,8 @@ fn start_search(
             "type": "start",
             "variant": variant.name(),
             "fen": root.fen(),
-            "turn": color_name(root.turn()),
-            "legal": legal_json(&root),
+            "turn": Side::from(root.turn()),
+            "legal": legal_of(&root),
         }));
         let game = Game::new(root);
         let result = searcher.search(&game, &limits, &mut |r| {

@@ -1,5 +1,8 @@
-//! API errors: a status code and `{"error": "..."}`.
+//! API errors: a status code and `{"error": "..."}`. Game-logic errors ([`GameError`]) and storage
+//! errors ([`StoreError`]) become statuses here, in one place, for HTTP and the WebSocket alike.
 
+use crate::game::GameError;
+use crate::store::StoreError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -32,12 +35,37 @@ impl ApiError {
     pub fn forbidden(m: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::FORBIDDEN, m)
     }
+    /// An internal failure: the detail goes to the log, never to the client.
     pub fn internal(m: impl std::fmt::Display) -> ApiError {
         tracing::error!("internal error: {m}");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+    }
+    /// The store cannot durably keep a change now: nothing was acknowledged.
+    pub fn unavailable(m: impl std::fmt::Display) -> ApiError {
+        tracing::error!("storage unavailable: {m}");
         ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("internal error: {m}"),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "storage unavailable: the change was not made; try again later",
         )
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> ApiError {
+        let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+        ApiError::new(status, e.to_string())
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::Conflict => ApiError::new(
+                StatusCode::CONFLICT,
+                "the game changed meanwhile; fetch it and try again",
+            ),
+            StoreError::Unavailable(m) => ApiError::unavailable(m),
+        }
     }
 }
 

@@ -1,16 +1,19 @@
-//! The HTTP API (docs/api.md): routes, request bodies, authentication by player token.
+//! The HTTP API (docs/api.md): the router, request bodies, and the game endpoints. Every endpoint
+//! that changes a game builds an [`Action`] and hands it to the hub (`Hub::act`), as the game
+//! WebSocket does.
 
 use crate::error::ApiError;
-use crate::model::{color_name, now_ms, parse_color, ClockData, GameData, Live, Play, Status};
-use crate::{mutate, Event, Shared, Slot};
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use crate::game::{
+    Action, Actor, Clock, DrawAction, EngineSeat, GameState, Live, Meta, MoveAction, Side,
+    StateKind, TakebackAction,
+};
+use crate::hub::{now_ms, Event, Shared, Slot};
+use crate::store::Status;
 use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use futures_util::{SinkExt, StreamExt};
-use rules::pgn::{read_game, write_pgn};
 use rules::{Color, Position, Variant};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -37,17 +40,25 @@ pub fn router(state: Shared) -> Router {
         .route("/api/games/{id}/takeback/{action}", post(takeback))
         .route("/api/games/{id}/pgn", get(pgn))
         .route("/api/games/{id}/stream", get(stream))
-        .route("/api/games/{id}/ws", get(game_ws))
-        .route("/api/pgn/import", post(import_pgn))
-        .route("/api/fen/validate", post(validate_fen))
+        .route("/api/games/{id}/ws", get(crate::ws::game_ws))
+        .route("/api/pgn/import", post(crate::tools::import_pgn))
+        .route("/api/fen/validate", post(crate::tools::validate_fen))
         .route("/api/analysis/ws", get(crate::analysis::analysis_ws))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .fallback(crate::web::static_file)
         .with_state(state)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::new())
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(axum::middleware::map_response(json_errors))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().make_span_with(span_without_secrets))
+}
+
+/// The request's span: method and path only. The query string may carry a player token
+/// (`/ws?token=…`) and headers carry `Authorization`: neither may reach a log line.
+fn span_without_secrets(req: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    tracing::debug_span!("request", method = %req.method(), path = %req.uri().path())
 }
 
 /// Errors from the layers (oversized body, panics, unknown method) become `{"error": ...}` too.
@@ -85,23 +96,21 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     }
 }
 
-fn bearer(headers: &HeaderMap) -> Option<String> {
+pub fn bearer(headers: &HeaderMap) -> Option<String> {
     let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     v.strip_prefix("Bearer ").map(|t| t.trim().to_string())
 }
 
 /// The colour of the player whose token was sent.
-async fn player(slot: &Slot, token: Option<String>) -> Result<Color, ApiError> {
+pub async fn player(slot: &Slot, token: Option<&str>) -> Result<Color, ApiError> {
     let Some(token) = token else {
-        return Err(ApiError::unauthorized(
-            "a player token is needed: send 'Authorization: Bearer TOKEN'",
-        ));
+        return Err(crate::game::GameError::NoToken.into());
     };
     slot.live
         .lock()
         .await
-        .color_of_token(&token)
-        .ok_or_else(|| ApiError::forbidden("this token is not a player's token in this game"))
+        .color_of_token(token)
+        .ok_or_else(|| crate::game::GameError::NotAPlayer.into())
 }
 
 fn new_token() -> String {
@@ -147,7 +156,39 @@ struct CreateReq {
     public: bool,
 }
 
-fn parse_variant(v: Option<&str>) -> Result<Variant, ApiError> {
+/// Liveness: the process answers.
+async fn healthz(State(hub): State<Shared>) -> Json<Value> {
+    Json(json!({"status": "ok", "node": hub.node}))
+}
+
+/// Readiness: the store can durably accept writes now (503 otherwise, and while shutting down).
+async fn readyz(State(hub): State<Shared>) -> Response {
+    if *hub.shutdown.borrow() {
+        let body = json!({"status": "shutting_down", "node": hub.node});
+        return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+    }
+    match hub.store.ping().await {
+        Ok(()) => Json(json!({
+            "status": "ready",
+            "node": hub.node,
+            "store": hub.store.backend(),
+            "live_games": hub.live_count(),
+        }))
+        .into_response(),
+        Err(e) => {
+            tracing::error!("readiness: {e}");
+            let body = json!({
+                "status": "unavailable",
+                "node": hub.node,
+                "store": hub.store.backend(),
+                "error": "storage unavailable",
+            });
+            (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
+        }
+    }
+}
+
+pub fn parse_variant(v: Option<&str>) -> Result<Variant, ApiError> {
     match v {
         None => Ok(Variant::Chess),
         Some(s) => s.parse().map_err(|e| ApiError::bad_request(format!("{e}"))),
@@ -155,7 +196,7 @@ fn parse_variant(v: Option<&str>) -> Result<Variant, ApiError> {
 }
 
 async fn create(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     ApiJson(req): ApiJson<CreateReq>,
 ) -> Result<Response, ApiError> {
     let variant = parse_variant(req.variant.as_deref())?;
@@ -190,7 +231,7 @@ async fn create(
                 Color::Black
             }
         }
-        c => parse_color(c).ok_or_else(|| {
+        c => Side::parse(c).map(Side::color).ok_or_else(|| {
             ApiError::bad_request(format!(
                 "unknown colour '{c}' (expected white, black or random)"
             ))
@@ -198,63 +239,43 @@ async fn create(
     };
     let clock = match req.clock {
         None => None,
-        Some(c) => {
-            if !(c.limit.is_finite() && c.increment.is_finite())
-                || c.limit <= 0.0
-                || c.increment < 0.0
-                || c.limit > 86_400.0 * 7.0
-                || c.increment > 3_600.0
-            {
-                return Err(ApiError::bad_request(
-                    "clock: limit must be > 0 and at most a week, increment 0 to 3600 seconds",
-                ));
-            }
-            let limit_ms = (c.limit * 1000.0) as i64;
-            Some(ClockData {
-                limit_ms,
-                increment_ms: (c.increment * 1000.0) as i64,
-                remaining_ms: [limit_ms, limit_ms],
-            })
-        }
+        Some(c) => Some(
+            Clock::from_seconds(c.limit, c.increment).map_err(|e| ApiError::bad_request(e.0))?,
+        ),
     };
     let token = new_token();
     let mut tokens = [None, None];
     tokens[color.index()] = Some(token.clone());
-    let now = now_ms();
-    let data = GameData {
-        id: new_id(),
-        variant: variant.name().to_string(),
-        initial_fen: start.fen(),
-        moves: Vec::new(),
-        status: if engine {
-            Status::Started
-        } else {
-            Status::Waiting
-        },
-        imposed: None,
-        engine_level: engine.then_some(level),
-        engine_color: engine.then(|| color_name(color.other()).to_string()),
+    let meta = Meta {
+        engine: engine.then_some(EngineSeat {
+            level,
+            color: Side::from(color.other()),
+        }),
         tokens,
         invite: (!engine).then(new_token),
         public: req.public,
         clock,
-        turn_clocks: Vec::new(),
         draw_offer: None,
         takeback_offer: None,
         takebacks: Vec::new(),
         takebacks_used: [0, 0],
-        created_at: now,
-        updated_at: now,
+        imposed: None,
     };
-    let live = Live::from_data(data).map_err(ApiError::internal)?;
-    let id = live.data.id.clone();
-    let invite = live.data.invite.clone();
-    let game = live.state("gameFull");
-    state.insert(live).await?;
+    let status = if engine {
+        Status::Started
+    } else {
+        Status::Waiting
+    };
+    let now = now_ms();
+    let live = Live::new(new_id(), start, meta, status, now);
+    let id = live.id.clone();
+    let invite = live.meta.invite.clone();
+    let game = live.state(StateKind::GameFull, now);
+    hub.create(live).await?;
     let body = json!({
         "id": id,
         "token": token,
-        "color": color_name(color),
+        "color": Side::from(color),
         "invite": invite,
         "invite_url": invite.as_ref().map(|i| format!("/join/{id}?invite={i}")),
         "game": game,
@@ -268,38 +289,22 @@ struct JoinReq {
 }
 
 async fn join(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Path(id): Path<String>,
     ApiJson(req): ApiJson<JoinReq>,
 ) -> Result<Json<Value>, ApiError> {
-    let slot = state.slot(&id)?;
+    let slot = hub.slot(&id).await?;
     let token = new_token();
-    let mut seat = None;
-    let game = mutate(&state, &slot, |live| {
-        if live.data.status != Status::Waiting {
-            return Err(ApiError::conflict("the game is not waiting for a player"));
-        }
-        if live.data.invite.as_deref() != Some(req.invite.as_str()) {
-            return Err(ApiError::forbidden("wrong invite token"));
-        }
-        let c = if live.data.tokens[0].is_none() {
-            Color::White
-        } else {
-            Color::Black
-        };
-        live.data.tokens[c.index()] = Some(token.clone());
-        live.data.status = Status::Started;
-        live.data.updated_at = now_ms();
-        live.since = std::time::Instant::now();
-        live.generation += 1;
-        seat = Some(c);
-        Ok(())
-    })
-    .await?;
+    let seat = slot.live.lock().await.free_seat();
+    let action = Action::Join {
+        invite: req.invite,
+        token: token.clone(),
+    };
+    let game = hub.act(&slot, Actor::Guest, &action).await?;
     Ok(Json(json!({
         "id": id,
         "token": token,
-        "color": seat.map(color_name),
+        "color": seat.map(Side::from),
         "game": game,
     })))
 }
@@ -311,14 +316,15 @@ struct ListQuery {
 }
 
 async fn list(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Query(q): Query<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let statuses: &[&str] = match q.status.as_deref().unwrap_or("finished") {
-        "finished" => &["finished", "aborted"],
-        "open" => &["waiting"],
-        "started" => &["started"],
-        "all" => &["waiting", "started", "finished", "aborted"],
+    use Status::*;
+    let statuses: &[Status] = match q.status.as_deref().unwrap_or("finished") {
+        "finished" => &[Finished, Aborted],
+        "open" => &[Waiting],
+        "started" => &[Started],
+        "all" => &Status::ALL,
         s => {
             return Err(ApiError::bad_request(format!(
                 "unknown status '{s}' (expected finished, open, started or all)"
@@ -326,267 +332,117 @@ async fn list(
         }
     };
     let limit = q.limit.unwrap_or(50).clamp(1, 500);
-    let rows = state
-        .store
-        .list(statuses, limit)
-        .await
-        .map_err(ApiError::internal)?;
-    let mut games = Vec::new();
-    for data in rows {
-        // The live game has the running clocks; a stored record is the fallback.
-        let summary = match state.slot(&data.id) {
-            Ok(slot) => slot.live.lock().await.summary(),
-            Err(_) => match Live::from_data(data) {
-                Ok(l) => l.summary(),
-                Err(_) => continue,
-            },
-        };
-        games.push(summary);
-    }
+    let rows = hub.store.list(statuses, limit).await?;
+    let now = now_ms();
+    let games: Vec<GameState> = rows
+        .into_iter()
+        .filter_map(|s| Live::from_stored(s).ok())
+        .map(|l| l.summary(now))
+        .collect();
     Ok(Json(json!({ "games": games })))
 }
 
 async fn get_game(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    let slot = state.slot(&id)?;
-    let v = slot.live.lock().await.state("gameFull");
+) -> Result<Json<GameState>, ApiError> {
+    let slot = hub.slot(&id).await?;
+    let v = slot.live.lock().await.state(StateKind::GameFull, now_ms());
     Ok(Json(v))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MoveReq {
-    #[serde(rename = "move")]
-    pub mv: Option<String>,
-    #[serde(default)]
-    pub double: bool,
-    pub turn: Option<String>,
-}
-
-impl MoveReq {
-    pub fn to_play(&self) -> Result<Play, ApiError> {
-        match (&self.mv, &self.turn) {
-            (Some(m), None) => Ok(Play::Move {
-                uci: m.clone(),
-                double: self.double,
-            }),
-            (None, Some(t)) if !self.double => Ok(Play::Turn(t.clone())),
-            (None, Some(_)) => Err(ApiError::bad_request(
-                "\"double\" goes with \"move\"; a turn of two moves is a Double Move by itself",
-            )),
-            _ => Err(ApiError::bad_request(
-                "send either {\"move\": \"e2e4\"} or {\"turn\": \"g1f3,e2e4\"}",
-            )),
-        }
-    }
+/// The player's action through `Authorization: Bearer`.
+async fn act(
+    hub: &Shared,
+    id: &str,
+    headers: &HeaderMap,
+    action: Action,
+) -> Result<Json<GameState>, ApiError> {
+    let slot = hub.slot(id).await?;
+    let color = player(&slot, bearer(headers).as_deref()).await?;
+    Ok(Json(hub.act(&slot, Actor::Player(color), &action).await?))
 }
 
 async fn play(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    ApiJson(req): ApiJson<MoveReq>,
-) -> Result<Json<Value>, ApiError> {
-    let slot = state.slot(&id)?;
-    let color = player(&slot, bearer(&headers)).await?;
-    let p = req.to_play()?;
-    Ok(Json(mutate(&state, &slot, |l| l.play(color, &p)).await?))
+    ApiJson(req): ApiJson<MoveAction>,
+) -> Result<Json<GameState>, ApiError> {
+    act(&hub, &id, &headers, Action::Move(req)).await
 }
 
 async fn resign(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    let slot = state.slot(&id)?;
-    let color = player(&slot, bearer(&headers)).await?;
-    Ok(Json(mutate(&state, &slot, |l| l.resign(color)).await?))
+) -> Result<Json<GameState>, ApiError> {
+    act(&hub, &id, &headers, Action::Resign).await
 }
 
 async fn abort(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    let slot = state.slot(&id)?;
-    let color = player(&slot, bearer(&headers)).await?;
-    Ok(Json(mutate(&state, &slot, |l| l.abort(color)).await?))
+) -> Result<Json<GameState>, ApiError> {
+    act(&hub, &id, &headers, Action::Abort).await
+}
+
+fn path_action<T: DeserializeOwned>(kind: &str, action: &str) -> Result<T, ApiError> {
+    serde_json::from_value(Value::String(action.to_string()))
+        .map_err(|_| ApiError::not_found(format!("unknown {kind} action '{action}'")))
 }
 
 async fn draw(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Path((id, action)): Path<(String, String)>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    let slot = state.slot(&id)?;
-    let color = player(&slot, bearer(&headers)).await?;
-    Ok(Json(
-        mutate(&state, &slot, |l| l.draw(color, &action)).await?,
-    ))
+) -> Result<Json<GameState>, ApiError> {
+    let action: DrawAction = path_action("draw", &action)?;
+    act(&hub, &id, &headers, Action::Draw { action }).await
 }
 
 async fn takeback(
-    State(state): State<Shared>,
+    State(hub): State<Shared>,
     Path((id, action)): Path<(String, String)>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
-    let slot = state.slot(&id)?;
-    let color = player(&slot, bearer(&headers)).await?;
-    Ok(Json(
-        mutate(&state, &slot, |l| l.takeback(color, &action)).await?,
-    ))
+) -> Result<Json<GameState>, ApiError> {
+    let action: TakebackAction = path_action("takeback", &action)?;
+    act(&hub, &id, &headers, Action::Takeback { action }).await
 }
 
-fn clk(ms: i64) -> String {
-    let s = (ms.max(0) + 999) / 1000;
-    format!("[%clk {}:{:02}:{:02}]", s / 3600, s / 60 % 60, s % 60)
-}
-
-fn pgn_date(ms: i64) -> String {
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = ms.div_euclid(86_400_000) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// The game as PGN, with clock comments per turn.
-pub fn game_pgn(live: &Live) -> String {
-    let name = |c: Color| match live.engine_color() {
-        Some(e) if e == c => format!(
-            "doublemove engine level {}",
-            live.data.engine_level.unwrap_or(8)
-        ),
-        _ => "Anonymous".to_string(),
-    };
-    let tc = live.data.clock.as_ref().map_or("-".to_string(), |c| {
-        if c.increment_ms > 0 {
-            format!("{}+{}", c.limit_ms / 1000, c.increment_ms / 1000)
-        } else {
-            format!("{}", c.limit_ms / 1000)
-        }
-    });
-    let termination = match (live.data.status, live.game.outcome()) {
-        (Status::Aborted, _) => "Aborted".to_string(),
-        (_, Some(o)) => o.describe(live.variant()),
-        _ => "Unterminated".to_string(),
-    };
-    let tags: Vec<(String, String)> = vec![
-        ("Event".into(), "doublemove server game".into()),
-        ("Site".into(), format!("doublemove game {}", live.data.id)),
-        ("Date".into(), pgn_date(live.data.created_at)),
-        ("Round".into(), "-".into()),
-        ("White".into(), name(Color::White)),
-        ("Black".into(), name(Color::Black)),
-        ("TimeControl".into(), tc),
-        ("Termination".into(), termination),
-    ];
-    let comments: Vec<Option<String>> = live.data.turn_clocks.iter().map(|c| c.map(clk)).collect();
-    write_pgn(&live.game, &tags, &comments)
-}
-
-async fn pgn(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let slot = state.slot(&id)?;
-    let text = game_pgn(&*slot.live.lock().await);
+async fn pgn(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let slot = hub.slot(&id).await?;
+    let live = slot.live.lock().await;
+    let text = crate::export::game_pgn(&live);
+    let name = format!("doublemove_{}_{}.pgn", live.variant().name(), live.id);
+    drop(live);
     Ok((
-        [(
-            header::CONTENT_TYPE,
-            "application/x-chess-pgn; charset=utf-8",
-        )],
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/x-chess-pgn; charset=utf-8".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
         text,
     )
         .into_response())
 }
 
-#[derive(Deserialize)]
-struct ImportReq {
-    pgn: String,
-    #[serde(default)]
-    variant: Option<String>,
-}
-
-async fn import_pgn(ApiJson(req): ApiJson<ImportReq>) -> Result<Json<Value>, ApiError> {
-    let given = match req.variant.as_deref() {
-        None => None,
-        Some(v) => Some(parse_variant(Some(v))?),
-    };
-    let (rec, game) =
-        read_game(&req.pgn, given).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let turns: Vec<Value> = game
-        .turns()
-        .iter()
-        .zip(
-            rec.turns
-                .iter()
-                .map(|t| t.1.clone())
-                .chain(std::iter::repeat(None)),
-        )
-        .map(|(t, comment)| {
-            let end = t.start + t.moves.len();
-            json!({
-                "color": color_name(t.color),
-                "fullmove": t.fullmove,
-                "uci": t.moves.iter().map(|m| m.uci()).collect::<Vec<_>>().join(","),
-                "san": game.turn_san(t),
-                "fen_after": game.positions()[end].fen(),
-                "comment": comment,
-            })
-        })
-        .collect();
-    let outcome = game.outcome();
-    Ok(Json(json!({
-        "variant": game.variant().name(),
-        "initial_fen": game.initial().fen(),
-        "fen": game.position().fen(),
-        "tags": rec.tags.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
-        "positions": game.positions().iter().map(|p| p.fen()).collect::<Vec<_>>(),
-        "moves": game.moves().iter().map(|m| m.uci()).collect::<Vec<_>>(),
-        "turns": turns,
-        "result": outcome.map(|o| o.result()).or(rec.result.as_deref()),
-        "reason_text": outcome.map(|o| o.describe(game.variant())),
-        "legal": crate::model::legal_json(game.position()),
-    })))
-}
-
-#[derive(Deserialize)]
-struct FenReq {
-    #[serde(default)]
-    variant: Option<String>,
-    fen: String,
-}
-
-async fn validate_fen(ApiJson(req): ApiJson<FenReq>) -> Result<Json<Value>, ApiError> {
-    let variant = parse_variant(req.variant.as_deref())?;
-    Ok(Json(match Position::from_fen(variant, &req.fen) {
-        Ok(p) => json!({
-            "ok": true,
-            "variant": variant.name(),
-            "fen": p.fen(),
-            "turn": color_name(p.turn()),
-            "phase": crate::model::phase_name(p.phase()),
-            "legal": crate::model::legal_json(&p),
-        }),
-        Err(e) => json!({"ok": false, "error": e.to_string()}),
-    }))
-}
-
 /// NDJSON: a full game event, then a state event per change (and an empty line every few seconds).
-async fn stream(State(state): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let slot = state.slot(&id)?;
+async fn stream(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let slot = hub.slot(&id).await?;
     let rx = slot.tx.subscribe();
     let (first, over) = {
         let live = slot.live.lock().await;
         (
-            live.state("gameFull").to_string(),
-            !matches!(live.data.status, Status::Started | Status::Waiting),
+            serde_json::to_string(&live.state(StateKind::GameFull, now_ms()))
+                .expect("states serialise"),
+            !live.is_live(),
         )
     };
     struct St {
@@ -594,21 +450,27 @@ async fn stream(State(state): State<Shared>, Path(id): Path<String>) -> Result<R
         first: Option<String>,
         done: bool,
         slot: Arc<Slot>,
+        shutdown: tokio::sync::watch::Receiver<bool>,
     }
     let st = St {
         rx,
         first: Some(first),
         done: over,
         slot,
+        shutdown: hub.shutdown.subscribe(),
     };
     let body = futures_util::stream::unfold(st, |mut st| async move {
         if let Some(f) = st.first.take() {
             return Some((Ok::<_, std::io::Error>(f + "\n"), st));
         }
-        if st.done {
+        if st.done || *st.shutdown.borrow() {
             return None;
         }
-        match tokio::time::timeout(Duration::from_secs(5), st.rx.recv()).await {
+        let next = tokio::select! {
+            r = tokio::time::timeout(Duration::from_secs(5), st.rx.recv()) => r,
+            _ = st.shutdown.changed() => return None,
+        };
+        match next {
             Err(_) => Some((Ok("\n".to_string()), st)),
             Ok(Ok(ev)) => {
                 st.done = ev.over;
@@ -616,7 +478,9 @@ async fn stream(State(state): State<Shared>, Path(id): Path<String>) -> Result<R
             }
             Ok(Err(RecvError::Lagged(_))) => {
                 let live = st.slot.live.lock().await;
-                let s = live.state("gameState").to_string();
+                let s = serde_json::to_string(&live.state(StateKind::GameState, now_ms()))
+                    .expect("states serialise");
+                st.done = !live.is_live();
                 drop(live);
                 Some((Ok(s + "\n"), st))
             }
@@ -628,116 +492,4 @@ async fn stream(State(state): State<Shared>, Path(id): Path<String>) -> Result<R
         axum::body::Body::from_stream(body),
     )
         .into_response())
-}
-
-#[derive(Deserialize)]
-struct WsQuery {
-    token: Option<String>,
-}
-
-/// A game's WebSocket: events out; with `?token=`, moves and actions in.
-async fn game_ws(
-    State(state): State<Shared>,
-    Path(id): Path<String>,
-    Query(q): Query<WsQuery>,
-    ws: WebSocketUpgrade,
-) -> Result<Response, ApiError> {
-    let slot = state.slot(&id)?;
-    let color = match q.token {
-        None => None,
-        Some(t) => Some(player(&slot, Some(t)).await?),
-    };
-    Ok(ws.on_upgrade(move |socket| game_socket(socket, state, slot, color)))
-}
-
-#[derive(Deserialize)]
-struct WsIn {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(rename = "move")]
-    mv: Option<String>,
-    #[serde(default)]
-    double: bool,
-    turn: Option<String>,
-    action: Option<String>,
-}
-
-async fn ws_action(
-    state: &Shared,
-    slot: &Arc<Slot>,
-    color: Option<Color>,
-    text: &str,
-) -> Result<(), ApiError> {
-    let msg: WsIn = serde_json::from_str(text)
-        .map_err(|e| ApiError::bad_request(format!("bad message: {e}")))?;
-    if msg.kind == "ping" {
-        return Ok(());
-    }
-    let Some(color) = color else {
-        return Err(ApiError::unauthorized(
-            "connect with ?token=TOKEN to play over this socket",
-        ));
-    };
-    let action = msg.action.clone().unwrap_or_default();
-    match msg.kind.as_str() {
-        "move" => {
-            let p = MoveReq {
-                mv: msg.mv,
-                double: msg.double,
-                turn: msg.turn,
-            }
-            .to_play()?;
-            mutate(state, slot, |l| l.play(color, &p)).await?;
-        }
-        "resign" => {
-            mutate(state, slot, |l| l.resign(color)).await?;
-        }
-        "abort" => {
-            mutate(state, slot, |l| l.abort(color)).await?;
-        }
-        "draw" => {
-            mutate(state, slot, |l| l.draw(color, &action)).await?;
-        }
-        "takeback" => {
-            mutate(state, slot, |l| l.takeback(color, &action)).await?;
-        }
-        k => return Err(ApiError::bad_request(format!("unknown message type '{k}'"))),
-    }
-    Ok(())
-}
-
-async fn game_socket(socket: WebSocket, state: Shared, slot: Arc<Slot>, color: Option<Color>) {
-    let (mut tx, mut rx) = socket.split();
-    let mut events = slot.tx.subscribe();
-    let first = slot.live.lock().await.state("gameFull").to_string();
-    if tx.send(Message::Text(first.into())).await.is_err() {
-        return;
-    }
-    loop {
-        tokio::select! {
-            ev = events.recv() => {
-                let text = match ev {
-                    Ok(ev) => ev.json.to_string(),
-                    Err(RecvError::Lagged(_)) => slot.live.lock().await.state("gameState").to_string(),
-                    Err(RecvError::Closed) => break,
-                };
-                if tx.send(Message::Text(text.into())).await.is_err() {
-                    break;
-                }
-            }
-            msg = rx.next() => {
-                let text = match msg {
-                    Some(Ok(Message::Text(t))) => t.to_string(),
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                    Some(Ok(_)) => continue,
-                };
-                if let Err(e) = ws_action(&state, &slot, color, &text).await {
-                    let err = json!({"type": "error", "status": e.status.as_u16(), "error": e.message});
-                    if tx.send(Message::Text(err.to_string().into())).await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    }
 }

@@ -4,7 +4,6 @@
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use server::{Config, Server};
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -14,10 +13,12 @@ struct T {
     http: reqwest::Client,
 }
 
-async fn start(db: &Path) -> T {
+async fn start(db: &str) -> T {
     let srv = server::start(Config {
         addr: "127.0.0.1:0".parse().unwrap(),
-        db: db.to_path_buf(),
+        db: db.to_string(),
+        node: None,
+        lease_ms: None,
     })
     .await
     .expect("server starts");
@@ -29,10 +30,22 @@ async fn start(db: &Path) -> T {
     }
 }
 
-fn temp_db() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("games.db");
-    (dir, db)
+/// A fresh database for one test: an SQLite file in a temporary directory, or a new database on
+/// the test PostgreSQL cluster.
+struct Db {
+    url: String,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Db {
+    fn sqlite() -> Db {
+        let dir = tempfile::tempdir().unwrap();
+        let url = dir.path().join("games.db").to_string_lossy().into_owned();
+        Db {
+            url,
+            _dir: Some(dir),
+        }
+    }
 }
 
 impl T {
@@ -110,10 +123,8 @@ impl T {
     }
 }
 
-#[tokio::test]
-async fn chess_fools_mate_between_two_people_and_token_checks() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn chess_fools_mate_between_two_people_and_token_checks(db: Db) {
+    let t = start(&db.url).await;
     let (id, w, b) = t.human_game(json!({"variant": "chess"})).await;
     let g = t.mv(&id, &w, json!({"move": "f2f3"})).await;
     assert_eq!(g["turn"], "black");
@@ -161,10 +172,8 @@ async fn chess_fools_mate_between_two_people_and_token_checks() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn twinmove_king_capture_over_websocket() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn twinmove_king_capture_over_websocket(db: Db) {
+    let t = start(&db.url).await;
     let (id, w, b) = t.human_game(json!({"variant": "twinmove"})).await;
     let (mut watcher, _) =
         tokio_tungstenite::connect_async(t.ws_url(&format!("/api/games/{id}/ws")))
@@ -233,10 +242,8 @@ async fn twinmove_king_capture_over_websocket() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn double_move_seed_mate_against_the_engine_over_websocket() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn double_move_seed_mate_against_the_engine_over_websocket(db: Db) {
+    let t = start(&db.url).await;
     let fen = "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB";
     let (id, w, v) = t
         .create(
@@ -293,10 +300,8 @@ async fn double_move_seed_mate_against_the_engine_over_websocket() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn two_move_checkmate_from_a_fen_and_engine_replies() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn two_move_checkmate_from_a_fen_and_engine_replies(db: Db) {
+    let t = start(&db.url).await;
     let fen = "7k/8/8/6K1/8/8/8/R7 w - - 0 1 T";
     let (id, w, b) = t
         .human_game(json!({"variant": "two-move", "fen": fen}))
@@ -351,10 +356,8 @@ async fn two_move_checkmate_from_a_fen_and_engine_replies() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn takebacks_against_the_engine_and_between_people() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn takebacks_against_the_engine_and_between_people(db: Db) {
+    let t = start(&db.url).await;
     let (id, tok, _) = t
         .create(json!({"variant": "chess", "opponent": "engine", "level": 1, "color": "white"}))
         .await;
@@ -404,12 +407,10 @@ async fn takebacks_against_the_engine_and_between_people() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn flag_fall_is_seen_without_a_move_and_streamed() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn flag_fall_is_seen_without_a_move_and_streamed(db: Db) {
+    let t = start(&db.url).await;
     let (id, w, b) = t
-        .human_game(json!({"variant": "chess", "clock": {"limit": 0.4, "increment": 0}}))
+        .human_game(json!({"variant": "chess", "clock": {"limit": 1, "increment": 0}}))
         .await;
     t.mv(&id, &w, json!({"move": "e2e4"})).await;
     let g = t.mv(&id, &b, json!({"move": "e7e5"})).await;
@@ -443,16 +444,14 @@ async fn flag_fall_is_seen_without_a_move_and_streamed() {
     assert_eq!(last["winner"], "white");
     assert_eq!(last["clock"]["black_ms"], 0);
     let pgn = t.text(&format!("/api/games/{id}/pgn")).await;
-    assert!(pgn.contains("[TimeControl \"0\"]"), "{pgn}");
+    assert!(pgn.contains("[TimeControl \"1\"]"), "{pgn}");
     assert!(pgn.contains("{[%clk 0:00:01]}"), "{pgn}");
     assert!(pgn.contains("1-0"), "{pgn}");
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn restart_in_the_middle_of_a_game_loses_nothing() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn restart_in_the_middle_of_a_game_loses_nothing(db: Db) {
+    let t = start(&db.url).await;
     let (id, w, b) = t
         .human_game(json!({"variant": "chess", "clock": {"limit": 300, "increment": 2}}))
         .await;
@@ -463,7 +462,7 @@ async fn restart_in_the_middle_of_a_game_loses_nothing() {
     assert_eq!(open["games"].as_array().unwrap().len(), 1);
     t.srv.stop().await;
 
-    let t = start(&db).await;
+    let t = start(&db.url).await;
     let (s, g) = t.get(&format!("/api/games/{id}")).await;
     assert_eq!(s, 200);
     assert_eq!(g["moves"], before["moves"]);
@@ -480,10 +479,8 @@ async fn restart_in_the_middle_of_a_game_loses_nothing() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn bad_requests_get_json_errors() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn bad_requests_get_json_errors(db: Db) {
+    let t = start(&db.url).await;
     let (s, e) = t.get("/api/games/nosuchgame").await;
     assert_eq!(s, 404);
     assert!(e["error"].as_str().unwrap().contains("nosuchgame"));
@@ -581,10 +578,8 @@ async fn bad_requests_get_json_errors() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn pgn_import_and_analysis_socket() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn pgn_import_and_analysis_socket(db: Db) {
+    let t = start(&db.url).await;
     let pgn = "[Variant \"Two Move Chess\"]\n\n1.e4 Nf6,e5 2.d4,Nc3 *\n";
     let (s, v) = t.post("/api/pgn/import", None, json!({ "pgn": pgn })).await;
     assert_eq!(s, 200, "{v}");
@@ -642,10 +637,8 @@ async fn pgn_import_and_analysis_socket() {
     t.srv.stop().await;
 }
 
-#[tokio::test]
-async fn abort_resign_and_open_games() {
-    let (_d, db) = temp_db();
-    let t = start(&db).await;
+async fn abort_resign_and_open_games(db: Db) {
+    let t = start(&db.url).await;
     let (id, tok, v) = t
         .create(json!({"variant": "twinmove", "color": "black", "public": true}))
         .await;
@@ -687,3 +680,28 @@ async fn abort_resign_and_open_games() {
     assert_eq!(done["games"].as_array().unwrap().len(), 2);
     t.srv.stop().await;
 }
+
+/// Each test runs on both backends.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Db::sqlite()).await
+            })*
+        }
+    };
+}
+
+on_both_backends!(
+    chess_fools_mate_between_two_people_and_token_checks,
+    twinmove_king_capture_over_websocket,
+    double_move_seed_mate_against_the_engine_over_websocket,
+    two_move_checkmate_from_a_fen_and_engine_replies,
+    takebacks_against_the_engine_and_between_people,
+    flag_fall_is_seen_without_a_move_and_streamed,
+    restart_in_the_middle_of_a_game_loses_nothing,
+    bad_requests_get_json_errors,
+    pgn_import_and_analysis_socket,
+    abort_resign_and_open_games
+);

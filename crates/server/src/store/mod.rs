@@ -12,7 +12,6 @@ use async_trait::async_trait;
 use std::fmt;
 use std::sync::Arc;
 
-pub mod legacy;
 pub mod postgres;
 pub mod sqlite;
 
@@ -35,7 +34,9 @@ pub async fn open(db: &str, node: &str) -> anyhow::Result<Arc<dyn Store>> {
 }
 
 /// Where a game stands. Stored by its lowercase name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// A game against a person that waits for the second player.

@@ -1,0 +1,61 @@
+//! A served game as PGN: the Seven Tag Roster, variant, time control, termination, and the mover's
+//! clock after each turn as `%clk`.
+
+use crate::game::Live;
+use crate::store::Status;
+use rules::pgn::write_pgn;
+use rules::Color;
+
+fn clk(ms: i64) -> String {
+    let s = (ms.max(0) + 999) / 1000;
+    format!("[%clk {}:{:02}:{:02}]", s / 3600, s / 60 % 60, s % 60)
+}
+
+fn pgn_date(ms: i64) -> String {
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = ms.div_euclid(86_400_000) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// The game as PGN, with clock comments per turn.
+pub fn game_pgn(live: &Live) -> String {
+    let name = |c: Color| match live.engine_color() {
+        Some(e) if e == c => format!(
+            "doublemove engine level {}",
+            live.engine().map_or(8, |e| e.level)
+        ),
+        _ => "Anonymous".to_string(),
+    };
+    let tc = live.meta.clock.as_ref().map_or("-".to_string(), |c| {
+        if c.increment_ms > 0 {
+            format!("{}+{}", c.limit_ms / 1000, c.increment_ms / 1000)
+        } else {
+            format!("{}", c.limit_ms / 1000)
+        }
+    });
+    let termination = match (live.status, live.game.outcome()) {
+        (Status::Aborted, _) => "Aborted".to_string(),
+        (_, Some(o)) => o.describe(live.variant()),
+        _ => "Unterminated".to_string(),
+    };
+    let tags: Vec<(String, String)> = vec![
+        ("Event".into(), "doublemove server game".into()),
+        ("Site".into(), format!("doublemove game {}", live.id)),
+        ("Date".into(), pgn_date(live.created_at)),
+        ("Round".into(), "-".into()),
+        ("White".into(), name(Color::White)),
+        ("Black".into(), name(Color::Black)),
+        ("TimeControl".into(), tc),
+        ("Termination".into(), termination),
+    ];
+    let comments: Vec<Option<String>> = live.turn_clocks().iter().map(|c| c.map(clk)).collect();
+    write_pgn(&live.game, &tags, &comments)
+}

@@ -1,0 +1,129 @@
+//! The game WebSocket: the state on connect, then every change; with a player token, the client's
+//! [`ClientMessage`]s are dispatched as [`Action`]s through the hub like the HTTP endpoints.
+
+use crate::error::ApiError;
+use crate::game::view::ErrorMessage;
+use crate::game::{Actor, ClientMessage, StateKind};
+use crate::hub::{now_ms, Shared, Slot};
+use crate::routes::player;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use rules::Color;
+use serde::Deserialize;
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+
+#[derive(Deserialize)]
+pub struct WsQuery {
+    token: Option<String>,
+}
+
+/// A game's WebSocket: events out; with `?token=`, moves and actions in.
+pub async fn game_ws(
+    State(hub): State<Shared>,
+    Path(id): Path<String>,
+    Query(q): Query<WsQuery>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let slot = hub.slot(&id).await?;
+    let color = match q.token {
+        None => None,
+        Some(t) => Some(player(&slot, Some(&t)).await?),
+    };
+    Ok(small(ws).on_upgrade(move |socket| game_socket(socket, hub, slot, color)))
+}
+
+/// The largest message a client may send (a turn or an action is a few dozen bytes); a larger one
+/// closes the socket with 1009 (message too big).
+pub const MAX_MESSAGE: usize = 16 * 1024;
+
+/// A socket's buffers kept small, so that an idle socket costs a few KB: a 4 KiB read buffer
+/// (default 128 KiB), writes sent at once (no 128 KiB write buffer), at most 256 KiB queued for a
+/// client that does not read, and the message limit.
+pub fn small(ws: WebSocketUpgrade) -> WebSocketUpgrade {
+    ws.read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(256 * 1024)
+        .max_message_size(MAX_MESSAGE)
+        .max_frame_size(MAX_MESSAGE)
+}
+
+/// Close codes (RFC 6455): the server goes away (restart); policy violation (a limit).
+pub const CLOSE_RESTART: u16 = 1012;
+
+pub fn close(code: u16, reason: &str) -> Message {
+    Message::Close(Some(axum::extract::ws::CloseFrame {
+        code,
+        reason: reason.to_string().into(),
+    }))
+}
+
+/// One client message: parsed, checked, dispatched. Errors answer the sender only.
+async fn handle(
+    hub: &Shared,
+    slot: &Arc<Slot>,
+    color: Option<Color>,
+    text: &str,
+) -> Result<(), ApiError> {
+    let msg: ClientMessage = serde_json::from_str(text)
+        .map_err(|e| ApiError::bad_request(format!("bad message: {e}")))?;
+    let action = match msg {
+        ClientMessage::Ping => return Ok(()),
+        ClientMessage::Action(a) => a,
+    };
+    let Some(color) = color else {
+        return Err(ApiError::unauthorized(
+            "connect with ?token=TOKEN to play over this socket",
+        ));
+    };
+    hub.act(slot, Actor::Player(color), &action).await?;
+    Ok(())
+}
+
+fn state_text(live: &crate::game::Live, kind: StateKind) -> String {
+    serde_json::to_string(&live.state(kind, now_ms())).expect("states serialise")
+}
+
+async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Option<Color>) {
+    let (mut tx, mut rx) = socket.split();
+    let mut events = slot.tx.subscribe();
+    let mut shutdown = hub.shutdown.subscribe();
+    let first = state_text(&*slot.live.lock().await, StateKind::GameFull);
+    if tx.send(Message::Text(first.into())).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            _ = shutdown.changed() => {
+                let _ = tx.send(close(CLOSE_RESTART, "the server is restarting; reconnect")).await;
+                break;
+            }
+            ev = events.recv() => {
+                let text = match ev {
+                    Ok(ev) => ev.json.to_string(),
+                    Err(RecvError::Lagged(_)) => state_text(&*slot.live.lock().await, StateKind::GameState),
+                    Err(RecvError::Closed) => break,
+                };
+                if tx.send(Message::Text(text.into())).await.is_err() {
+                    break;
+                }
+            }
+            msg = rx.next() => {
+                let text = match msg {
+                    Some(Ok(Message::Text(t))) => t,
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                    Some(Ok(_)) => continue,
+                };
+                if let Err(e) = handle(&hub, &slot, color, text.as_str()).await {
+                    let err = ErrorMessage::new(e.status.as_u16(), e.message);
+                    let text = serde_json::to_string(&err).expect("errors serialise");
+                    if tx.send(Message::Text(text.into())).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
