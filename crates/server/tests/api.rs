@@ -936,6 +936,53 @@ async fn bounds_answer_429_and_close_codes() {
     t.srv.stop().await;
 }
 
+/// A database of the first server (one JSON record per game) is imported when first opened.
+#[tokio::test]
+async fn a_first_server_database_is_imported() {
+    use sqlx::{Connection, Executor};
+    let db = Db::sqlite();
+    {
+        let opts = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&db.url)
+            .create_if_missing(true);
+        let mut c = sqlx::SqliteConnection::connect_with(&opts).await.unwrap();
+        c.execute(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, status TEXT NOT NULL, variant TEXT NOT NULL,
+             created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, data TEXT NOT NULL)",
+        )
+        .await
+        .unwrap();
+        c.execute("CREATE INDEX games_status ON games (status, updated_at)")
+            .await
+            .unwrap();
+        let data = r#"{"id":"oldgame123","variant":"chess",
+            "initial_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "moves":["f2f3","e7e5","g2g4"],"status":"started","imposed":null,
+            "engine_level":null,"engine_color":null,"tokens":["wtok","btok"],"invite":"inv",
+            "public":false,"clock":null,"turn_clocks":[null,null,null],"draw_offer":null,
+            "takeback_offer":null,"takebacks":[],"takebacks_used":[0,0],
+            "created_at":1767225600000,"updated_at":1767225601234}"#;
+        sqlx::query("INSERT INTO games VALUES ('oldgame123', 'started', 'chess', 1, 2, ?1)")
+            .bind(data)
+            .execute(&mut c)
+            .await
+            .unwrap();
+        c.close().await.unwrap();
+    }
+    let t = start(&db.url).await;
+    let (s, g) = t.get("/api/games/oldgame123").await;
+    assert_eq!(s, 200, "{g}");
+    assert_eq!(g["moves"], json!(["f2f3", "e7e5", "g2g4"]));
+    let g = t.mv("oldgame123", "btok", json!({"move": "d8h4"})).await;
+    assert_eq!(g["reason"], "checkmate");
+    t.srv.stop().await;
+    // Opened again: nothing is imported twice.
+    let t = start(&db.url).await;
+    let (_, all) = t.get("/api/games?status=all").await;
+    assert_eq!(all["games"].as_array().unwrap().len(), 1);
+    t.srv.stop().await;
+}
+
 /// Each test runs on both backends.
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {

@@ -306,6 +306,11 @@ impl Live {
         }
     }
 
+    /// Starts the clock of the side that should run, from `now` (an imported game).
+    pub fn restart_clock(&mut self, now: i64) {
+        self.sync_clock(now);
+    }
+
     /// Starts or stops the clocks to match the position (after a change).
     fn sync_clock(&mut self, now: i64) {
         let side = self.clock_side();

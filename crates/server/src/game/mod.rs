@@ -5,6 +5,7 @@
 pub mod action;
 pub mod clock;
 pub mod error;
+pub mod legacy;
 pub mod live;
 pub mod record;
 pub mod view;

@@ -84,10 +84,34 @@ impl SqliteStore {
         let mut conn = SqliteConnection::connect_with(&opts.clone().create_if_missing(true))
             .await
             .with_context(|| format!("opening database {}", path.display()))?;
+        // A database of the first server: its one-record-per-game table is set aside, then
+        // imported below.
+        let legacy: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pragma_table_info('games') WHERE name = 'data'",
+        )
+        .fetch_one(&mut conn)
+        .await?;
+        if legacy > 0 {
+            conn.execute("DROP INDEX IF EXISTS games_status").await?;
+            conn.execute("ALTER TABLE games RENAME TO legacy_games")
+                .await?;
+        }
         sqlx::migrate!("./migrations/sqlite")
             .run(&mut conn)
             .await
             .with_context(|| format!("migrating database {}", path.display()))?;
+        let set_aside: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'legacy_games'",
+        )
+        .fetch_one(&mut conn)
+        .await?;
+        let old: Vec<String> = if set_aside > 0 {
+            sqlx::query_scalar("SELECT data FROM legacy_games ORDER BY created_at")
+                .fetch_all(&mut conn)
+                .await?
+        } else {
+            Vec::new()
+        };
         let guard = Arc::new(Guard::open(path)?);
         let read = SqlitePoolOptions::new()
             .max_connections(4)
@@ -96,12 +120,47 @@ impl SqliteStore {
             .with_context(|| format!("opening database {}", path.display()))?;
         let (queue, rx) = mpsc::channel(QUEUE);
         let writer = tokio::spawn(writer(conn, rx, guard.clone()));
-        Ok(SqliteStore {
+        let store = SqliteStore {
             read,
             queue,
             guard,
             writer: Mutex::new(Some(writer)),
-        })
+        };
+        if !old.is_empty() {
+            store.import_legacy(&old).await?;
+        }
+        Ok(store)
+    }
+
+    /// Imports the first server's records (set aside as `legacy_games`); the old table goes once
+    /// every record is in, and stays (with a log line per record) if one cannot be read.
+    async fn import_legacy(&self, old: &[String]) -> anyhow::Result<()> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let mut failed = 0;
+        for json in old {
+            match crate::game::legacy::convert(json, now) {
+                Ok(game) => match self.create(&game).await {
+                    Ok(()) | Err(StoreError::Conflict) => {}
+                    Err(e) => anyhow::bail!("importing an old game: {e}"),
+                },
+                Err(e) => {
+                    failed += 1;
+                    tracing::error!("an old game record cannot be imported: {e}");
+                }
+            }
+        }
+        tracing::info!(
+            "imported {} games of the first server's database",
+            old.len() - failed
+        );
+        if failed == 0 {
+            sqlx::query("DROP TABLE legacy_games")
+                .execute(&self.read)
+                .await?;
+        }
+        Ok(())
     }
 
     async fn submit(&self, work: Work) -> StoreResult<Done> {
