@@ -58,7 +58,7 @@ fn template(variant: Variant, seq: &[super::Turn], now: i64) -> Result<Live, Str
         live.apply(Actor::Player(color), &action, now + 1000 * i as i64)
             .map_err(|e| format!("template turn {}: {e:?}", t.text))?;
     }
-    let mover = if seq.len() % 2 == 0 {
+    let mover = if seq.len().is_multiple_of(2) {
         Color::White
     } else {
         Color::Black
