@@ -84,7 +84,7 @@ pub struct LoadArgs {
     #[arg(long, value_name = "MAX")]
     think_max_ms: Option<u64>,
     /// Games being created, joined and connected at once before the start (also: concurrent
-    /// creates of --seed-archive ×4, reads of the durability check)
+    /// creates of --seed-archive ×16, reads of the durability check)
     #[arg(long, default_value_t = 32)]
     setup_concurrency: usize,
     /// Seconds to wait for one turn's update before counting an error
@@ -486,7 +486,7 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
                 args.variant,
                 args.moves,
                 n,
-                4 * args.setup_concurrency.max(1),
+                16 * args.setup_concurrency.max(1),
             )
             .await?;
         }
@@ -678,7 +678,7 @@ async fn one_run(args: &Arc<LoadArgs>, http: &reqwest::Client) -> Result<RunSumm
     };
     println!(
         "loadtest: {} games of {}, {} turns each (shortest sequence {shortest}), {think}, {n} \
-         node(s){}, load average {}",
+         server(s){}, load average {}",
         args.games,
         args.variant.name(),
         args.moves,
