@@ -14,6 +14,7 @@ mod sys;
 use clap::Args;
 use futures_util::{SinkExt, StreamExt};
 use rules::game::{legal_turns, turn_uci};
+use rules::rng::SplitMix64;
 use rules::{Game, Position, Variant};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -107,36 +108,17 @@ struct Event {
 
 /// One turn of a sequence: its UCI text and the game's number of moves after it.
 #[derive(Clone)]
-pub(crate) struct Turn {
+struct Turn {
     text: String,
     moves_after: usize,
 }
 
-/// A small deterministic generator (SplitMix64) for choosing turns and thinking times.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// `count` different legal sequences of up to `turns` turns, none of which ends the game (every
 /// candidate turn is tried from a seeded starting index until one leaves the game running).
-pub(crate) fn sequences(variant: Variant, turns: usize, count: usize) -> Vec<Vec<Turn>> {
+fn sequences(variant: Variant, turns: usize, count: usize) -> Vec<Vec<Turn>> {
     (0..count)
         .map(|s| {
-            let mut rng = Rng(0x5EED_0000 + s as u64);
+            let mut rng = SplitMix64::new(0x5EED_0000 + s as u64);
             let mut game = Game::new(Position::start(variant));
             let mut seq = Vec::with_capacity(turns);
             while seq.len() < turns {
@@ -282,7 +264,7 @@ async fn play(
     deadline: Instant,
     report: &mut GameReport,
 ) -> Result<(), String> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     // Thinking time: uniform over think_ms ± 50%, or over think_ms..think_max_ms.
     let (lo, hi) = match args.think_max_ms {
         Some(max) => (args.think_ms as f64, max.max(args.think_ms) as f64),
@@ -291,12 +273,12 @@ async fn play(
     let timeout = Duration::from_secs(args.turn_timeout);
     if args.think_ms > 0 {
         // Spread the first turns over one thinking time instead of starting all games at once.
-        let ms = rng.unit() * (lo + hi) / 2.0;
+        let ms = rng.next_f64() * (lo + hi) / 2.0;
         tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
     }
     for (i, turn) in seq.iter().enumerate() {
         if i > 0 && args.think_ms > 0 {
-            let ms = lo + (hi - lo) * rng.unit();
+            let ms = lo + (hi - lo) * rng.next_f64();
             tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
         }
         if Instant::now() >= deadline {

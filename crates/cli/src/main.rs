@@ -109,7 +109,61 @@ enum Command {
         /// flag falls
         #[arg(long, default_value_t = server::hub::LEASE_MS)]
         job_lease_ms: i64,
+        #[command(flatten)]
+        limits: ServeLimits,
     },
+}
+
+/// The limits of `serve` (defaults: `server::limits::ServerLimits::default()`).
+#[derive(clap::Args, Debug)]
+struct ServeLimits {
+    /// Engine threads shared by engine games and analysis (default: cores - 1, at least 1)
+    #[arg(long)]
+    engine_threads: Option<usize>,
+    /// Engine jobs waiting for a thread, all clients together
+    #[arg(long, default_value_t = 256)]
+    engine_queue: usize,
+    /// Analysis sockets open at once per client
+    #[arg(long, default_value_t = 2)]
+    analyses_per_client: usize,
+    /// Unfinished games against the engine per client
+    #[arg(long, default_value_t = 5)]
+    engine_games_per_client: usize,
+    /// Games a client may create at once (then one per --create-period-ms)
+    #[arg(long, default_value_t = 10)]
+    create_burst: u32,
+    #[arg(long, default_value_t = 6000)]
+    create_period_ms: u64,
+    /// Requests a client may send at once (then one per --request-period-ms)
+    #[arg(long, default_value_t = 60)]
+    request_burst: u32,
+    #[arg(long, default_value_t = 50)]
+    request_period_ms: u64,
+    /// WebSockets open at once per client
+    #[arg(long, default_value_t = 20)]
+    sockets_per_client: usize,
+    /// WebSockets open at once on this node
+    #[arg(long, default_value_t = 20_000)]
+    sockets_total: usize,
+}
+
+impl ServeLimits {
+    fn into_limits(self) -> server::limits::ServerLimits {
+        let d = server::limits::ServerLimits::default();
+        server::limits::ServerLimits {
+            engine_threads: self.engine_threads.unwrap_or(d.engine_threads).max(1),
+            engine_queue: self.engine_queue.max(1),
+            analyses_per_client: self.analyses_per_client,
+            engine_games_per_client: self.engine_games_per_client,
+            create_burst: self.create_burst.max(1),
+            create_period: std::time::Duration::from_millis(self.create_period_ms.max(1)),
+            request_burst: self.request_burst.max(1),
+            request_period: std::time::Duration::from_millis(self.request_period_ms.max(1)),
+            sockets_per_client: self.sockets_per_client,
+            sockets_total: self.sockets_total,
+            ..d
+        }
+    }
 }
 
 fn parse_position(variant: Variant, fen: Option<&str>) -> Result<Position, String> {
@@ -164,6 +218,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             db,
             node,
             job_lease_ms,
+            limits,
         } => tokio::runtime::Runtime::new()
             .map_err(|e| e.to_string())?
             .block_on(server::serve(
@@ -173,6 +228,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     db,
                     node,
                     lease_ms: Some(job_lease_ms),
+                    limits: limits.into_limits(),
                 },
             ))
             .map(|_| ExitCode::SUCCESS)

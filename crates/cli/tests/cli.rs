@@ -161,12 +161,10 @@ fn validate_prints_final_fen_and_state() {
 
 #[test]
 fn validate_reads_files_and_reports_missing_ones() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let example = ["../../../shared", "../../shared"]
-        .iter()
-        .map(|p| dir.join(p).join("examples/two-move-chess/example5.pgn"))
-        .find(|p| p.exists())
-        .expect("shared examples");
+    // The rule author's example game, kept in the repository (crates/rules/tests/data/README.md).
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rules/tests/data/examples/two-move-chess/example5.pgn");
+    assert!(example.exists(), "{}", example.display());
     let (code, out, _) = run(
         &[
             "validate",

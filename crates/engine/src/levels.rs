@@ -4,6 +4,7 @@
 use crate::eval::evaluate;
 use crate::search::{Limits, MATE};
 use rules::game::{legal_turns, Game};
+use rules::rng::xorshift64;
 use rules::Move;
 
 pub const MAX_LEVEL: u8 = 8;
@@ -19,20 +20,13 @@ impl Default for Level {
 
 type Chooser = fn(&Game, u64) -> Option<Vec<Move>>;
 
-fn xorshift(mut x: u64) -> u64 {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    x
-}
-
 /// Level 1: a uniformly random legal turn.
 pub fn random_turn(game: &Game, seed: u64) -> Option<Vec<Move>> {
     let turns = legal_turns(game.position());
     if turns.is_empty() {
         return None;
     }
-    let i = (xorshift(seed | 1) % turns.len() as u64) as usize;
+    let i = (xorshift64(seed | 1) % turns.len() as u64) as usize;
     Some(turns[i].clone())
 }
 
@@ -59,7 +53,7 @@ pub fn greedy_turn(game: &Game, seed: u64) -> Option<Vec<Move>> {
         } else {
             -evaluate(&pos)
         };
-        rng = xorshift(rng);
+        rng = xorshift64(rng);
         if best
             .as_ref()
             .is_none_or(|(s, r, _)| (score, rng) > (*s, *r))

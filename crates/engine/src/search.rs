@@ -98,7 +98,9 @@ pub struct Searcher {
     countermoves: Vec<Option<Move>>,
     stack: Vec<Ply>,
     pv: Vec<Vec<Move>>,
+    /// Repetition keys of the positions from the root to the current node.
     path: Vec<u64>,
+    /// Repetition keys of the game's earlier positions that count ([`Game::earlier_repetition_keys`]).
     game_keys: Vec<u64>,
     nodes: u64,
     seldepth: usize,
@@ -341,7 +343,8 @@ impl Searcher {
             ply.killers = [None; 2];
             ply.null = false;
         }
-        self.game_keys = counted_keys(game);
+        self.game_keys.clear();
+        self.game_keys.extend(game.earlier_repetition_keys());
         for h in self.history.iter_mut() {
             for row in h.iter_mut() {
                 for v in row.iter_mut() {
@@ -554,7 +557,7 @@ impl Searcher {
         let mut best_score = -INF;
         let mut best_pv = Vec::new();
         self.path.clear();
-        self.path.push(root.hash());
+        self.path.push(root.repetition_key());
         self.stack[0].side = root.turn();
         self.stack[0].static_eval = -INF;
         for (i, &(_, m)) in scored.iter().enumerate() {
@@ -638,11 +641,14 @@ impl Searcher {
         }
     }
 
+    /// Whether `pos` repeats an earlier position of the search path or of the game. Which positions
+    /// count is the rules crate's [`Position::counts_for_repetition`]; the path also holds positions
+    /// that do not count, but their keys (which cover the turn state) never equal a counted one's.
     fn is_repetition(&self, pos: &Position) -> bool {
-        if !(pos.at_turn_start() || pos.variant().counts_half_way_positions()) {
+        if !pos.counts_for_repetition() {
             return false;
         }
-        let key = pos.hash();
+        let key = pos.repetition_key();
         // The last entry of the path is this position itself.
         let n = self.path.len().saturating_sub(1);
         self.path[..n].contains(&key) || self.game_keys.contains(&key)
@@ -762,7 +768,7 @@ impl Searcher {
         if pos.king_captured().is_some() {
             return self.terminal_score(pos, ply);
         }
-        self.path.push(pos.hash());
+        self.path.push(pos.repetition_key());
         let r = self.node(pos, depth, alpha, beta, ply);
         self.path.pop();
         r
@@ -1123,14 +1129,4 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
     } else {
         s
     }
-}
-
-/// The keys of the game's earlier positions that count for repetition.
-fn counted_keys(game: &Game) -> Vec<u64> {
-    let ps = game.positions();
-    ps[..ps.len() - 1]
-        .iter()
-        .filter(|p| p.at_turn_start() || p.variant().counts_half_way_positions())
-        .map(|p| p.hash())
-        .collect()
 }

@@ -5,6 +5,7 @@
 use crate::eval::{self, evaluate, trace, ParamGroup, GROUPS, NUM_PARAMS, PHASE_MAX};
 use crate::search::Searcher;
 use rules::pgn::{parse_pgn, record_variant, replay};
+use rules::rng::SplitMix64;
 use rules::{Color, Variant};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -161,13 +162,6 @@ pub fn split_games(text: &str) -> Vec<String> {
     games
 }
 
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 /// One game's candidate positions: (hash, trace) and its result, or why it was skipped.
 enum GameData {
     Positions {
@@ -293,8 +287,8 @@ pub fn load(files: &[(String, String)], opts: &LoadOptions) -> Result<Dataset, S
                 st.skipped_opening += opening;
                 st.skipped_check_or_over += check_or_over;
                 st.skipped_not_quiet += not_quiet;
-                let validation =
-                    splitmix(index as u64 ^ opts.split_seed << 32) % 100 < opts.validation_percent;
+                let validation = SplitMix64::mix(index as u64 ^ opts.split_seed << 32) % 100
+                    < opts.validation_percent;
                 st.validation_games += validation as usize;
                 for (hash, t) in rows {
                     let set = if validation {

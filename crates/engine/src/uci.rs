@@ -348,10 +348,7 @@ impl UciEngine {
             limits.hard_time = Some(hard);
         }
         self.level.restrict(&mut limits);
-        self.seed = self
-            .seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.seed = rules::rng::lcg64(self.seed);
         let seed = self.seed;
         let level = self.level;
         let game = self.game.clone();

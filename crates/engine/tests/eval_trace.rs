@@ -3,24 +3,12 @@
 //! blend's rounding), and the trace is antisymmetric under swapping the colours.
 
 use engine::eval::{evaluate, trace, weights_f64};
+use rules::rng::SplitMix64;
 use rules::{Color, Position, Variant};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // SplitMix64.
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// Positions of random games: every position after every move, up to `moves` moves per game.
 fn playouts(variant: Variant, games: usize, moves: usize, seed: u64) -> Vec<Position> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut out = Vec::new();
     for _ in 0..games {
         let mut pos = Position::start(variant);
@@ -30,7 +18,7 @@ fn playouts(variant: Variant, games: usize, moves: usize, seed: u64) -> Vec<Posi
             if legal.is_empty() || pos.king_captured().is_some() {
                 break;
             }
-            let m = legal.as_slice()[(rng.next() % legal.len() as u64) as usize];
+            let m = legal.as_slice()[rng.below(legal.len())];
             pos = pos.after(m);
         }
     }

@@ -75,16 +75,27 @@ impl Game {
         &self.moves
     }
 
-    /// How often the current position has occurred (half-way positions count only in Two Move Chess).
+    /// How often the current position has occurred, counting only the positions that count for
+    /// repetition ([`Position::counts_for_repetition`]: half-way positions only in Two Move Chess).
     pub fn repetitions(&self) -> usize {
         let cur = self.position();
-        if !counts(cur) {
+        if !cur.counts_for_repetition() {
             return 0;
         }
         self.positions
             .iter()
-            .filter(|p| counts(p) && same_position(p, cur))
+            .filter(|p| p.counts_for_repetition() && same_position(p, cur))
             .count()
+    }
+
+    /// The repetition keys ([`Position::repetition_key`]) of the positions before the current one that
+    /// count for repetition ([`Position::counts_for_repetition`]), oldest first: the game's history as
+    /// a search needs it to recognise repetitions.
+    pub fn earlier_repetition_keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.positions[..self.positions.len() - 1]
+            .iter()
+            .filter(|p| p.counts_for_repetition())
+            .map(|p| p.repetition_key())
     }
 
     /// The result, if the game is over: one imposed from outside, or one the rules decide automatically.
@@ -298,10 +309,6 @@ impl Game {
     }
 }
 
-fn counts(p: &Position) -> bool {
-    p.variant().counts_half_way_positions() || p.at_turn_start()
-}
-
 /// Equal for repetition: placement, side, castling, legal en passant square and turn state.
 fn same_position(a: &Position, b: &Position) -> bool {
     a.hash() == b.hash()
@@ -382,4 +389,85 @@ pub fn legal_turns(pos: &Position) -> Vec<Vec<Move>> {
 /// A turn in UCI form: its moves joined by commas (`g1f3,e2e4`).
 pub fn turn_uci(moves: &[Move]) -> String {
     moves.iter().map(|m| m.uci()).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game from the start position (for Twinmove at move 2, so that White need not begin with a pawn).
+    fn game(variant: Variant, turns: &[&str]) -> Game {
+        let start = match variant {
+            Variant::Twinmove => Position::from_fen(
+                variant,
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 2 T",
+            )
+            .unwrap(),
+            _ => Position::start(variant),
+        };
+        let mut g = Game::new(start);
+        for t in turns {
+            g.play_turn_text(t, true)
+                .unwrap_or_else(|e| panic!("{variant} {t}: {e}"));
+        }
+        g
+    }
+
+    /// The repetition rule (Position::counts_for_repetition): Two Move Chess counts half-way positions,
+    /// Double Move and Twinmove only positions at the start of a turn; orthodox chess has no half way.
+    #[test]
+    fn which_positions_count_for_repetition() {
+        // Two Move: the half-way position after Ng1 recurs three times, and counts each time.
+        let cycle = ["Ng1,Nc3", "Ng8,Nb8", "Nb1,Nf3", "Nf6,Nc6"];
+        let mut turns = vec!["Nf3", "Nf6,Nc6"];
+        turns.extend(cycle);
+        turns.extend(cycle);
+        turns.push("Ng1,");
+        let g = game(Variant::TwoMove, &turns);
+        assert!(!g.position().at_turn_start());
+        assert!(g.position().counts_for_repetition());
+        assert_eq!(g.repetitions(), 3);
+        assert_eq!(g.claimable_draw(), Some(DrawReason::ThreefoldRepetition));
+        let key = g.position().repetition_key();
+        assert_eq!(g.earlier_repetition_keys().filter(|&k| k == key).count(), 2);
+        // Every earlier position counts in Two Move Chess.
+        assert_eq!(g.earlier_repetition_keys().count(), g.positions().len() - 1);
+
+        // Double Move and Twinmove: a half-way position never counts, and is left out of the keys.
+        for (variant, turns) in [
+            (Variant::DoubleMove, ["Nf3", "Nf6", "Ng1", "Ng8", "e4,"]),
+            (Variant::Twinmove, ["Nf3", "Nf6", "Ng1", "Ng8", "e4,"]),
+        ] {
+            let g = game(variant, &turns);
+            let cur = g.position();
+            assert!(!cur.at_turn_start(), "{variant}");
+            assert!(!cur.counts_for_repetition(), "{variant}");
+            assert_eq!(g.repetitions(), 0, "{variant}");
+            // The start position recurred after Ng1/Ng8 and counts; no half-way key is listed.
+            let start = g.positions()[0].repetition_key();
+            let keys: Vec<u64> = g.earlier_repetition_keys().collect();
+            assert_eq!(keys.iter().filter(|&&k| k == start).count(), 2, "{variant}");
+            assert_eq!(keys.len(), g.positions().len() - 1, "{variant}");
+            let g = game(variant, &["Nf3", "Nf6", "Ng1", "Ng8", "e4,Nf3", "e5,"]);
+            let half_way = g.positions().iter().filter(|p| !p.at_turn_start()).count();
+            assert_eq!(half_way, 2, "{variant}");
+            assert!(g
+                .positions()
+                .iter()
+                .all(|p| p.counts_for_repetition() == p.at_turn_start()));
+            assert_eq!(
+                g.earlier_repetition_keys().count(),
+                g.positions().len() - 1 - 1,
+                "{variant}"
+            );
+        }
+
+        // Orthodox chess: every position is at the start of a turn and counts.
+        let g = game(
+            Variant::Chess,
+            &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"],
+        );
+        assert!(g.positions().iter().all(Position::counts_for_repetition));
+        assert_eq!(g.repetitions(), 3);
+    }
 }

@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod perft;
 pub mod pgn;
 pub mod position;
+pub mod rng;
 pub mod types;
 pub mod variants;
 

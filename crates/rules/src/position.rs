@@ -59,21 +59,15 @@ impl MoveEffects {
 }
 
 mod zobrist {
-    const fn splitmix(mut x: u64) -> (u64, u64) {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (x, z ^ (z >> 31))
-    }
+    use crate::rng::SplitMix64;
+
+    /// `N` keys: the first `N` outputs of the workspace generator from `seed`, computed at compile time.
     const fn keys<const N: usize>(seed: u64) -> [u64; N] {
         let mut out = [0u64; N];
-        let mut s = seed;
+        let mut rng = SplitMix64::new(seed);
         let mut i = 0;
         while i < N {
-            let (ns, v) = splitmix(s);
-            s = ns;
-            out[i] = v;
+            out[i] = rng.next_u64();
             i += 1;
         }
         out
@@ -440,6 +434,14 @@ impl Position {
     /// legal en passant square and the turn state (phase, locked pieces, Double Move abilities).
     pub fn repetition_key(&self) -> u64 {
         self.hash
+    }
+
+    /// Whether this position counts for repetition (threefold, fivefold, and the engine's repetition
+    /// draws): the one place the rule lives. Two Move Chess counts every position, half-way ones
+    /// included; orthodox chess, Double Move and Twinmove count only positions at the start of a turn
+    /// (docs/rules.md, after shared/RULINGS.md).
+    pub fn counts_for_repetition(&self) -> bool {
+        self.at_turn_start() || self.variant.counts_half_way_positions()
     }
 }
 

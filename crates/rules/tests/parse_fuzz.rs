@@ -139,9 +139,7 @@ fn seed_game(v: Variant, start: Position, seed: u64, moves: usize) -> String {
             break;
         }
         let legal = g.position().legal_moves();
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        x = rules::rng::lcg64(x);
         let m = legal.as_slice()[(x >> 33) as usize % legal.len()];
         g.play(m).unwrap();
     }

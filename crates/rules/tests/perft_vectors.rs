@@ -1,17 +1,12 @@
-//! Perft against the chessprogramming-wiki tables (orthodox) and the shared independent vectors.
+//! Perft against the chessprogramming-wiki tables (orthodox) and the independent variant vectors
+//! (`tests/data/vectors/`, copied from `shared/vectors/`).
 
 use rules::perft::{perft, perft_turns};
 use rules::{Position, Variant};
 
-fn shared_dir() -> std::path::PathBuf {
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for cand in ["../../../shared", "../../shared", "../shared"] {
-        let p = manifest.join(cand);
-        if p.join("vectors/perft.jsonl").exists() {
-            return p;
-        }
-    }
-    panic!("shared/ not found beside the repository");
+/// The test data kept in the repository (copied from `shared/`; see tests/data/README.md).
+fn data_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn check(variant: Variant, fen: &str, depth: u32, expected: u64) {
@@ -53,7 +48,7 @@ fn orthodox_full_depth() {
 }
 
 fn vectors(max_nodes: u64) -> Vec<(Variant, String, String, u32, u64)> {
-    let text = std::fs::read_to_string(shared_dir().join("vectors/perft.jsonl")).unwrap();
+    let text = std::fs::read_to_string(data_dir().join("vectors/perft.jsonl")).unwrap();
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {

@@ -7,15 +7,9 @@ use rules::outcome::{DrawReason, Outcome, WinReason};
 use rules::pgn::read_game;
 use rules::{Color, Game, Phase, Position, Variant};
 
-fn shared_dir() -> std::path::PathBuf {
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for cand in ["../../../shared", "../../shared", "../shared"] {
-        let p = manifest.join(cand);
-        if p.join("examples").exists() {
-            return p;
-        }
-    }
-    panic!("shared/ not found beside the repository");
+/// The test data kept in the repository (copied from `shared/`; see tests/data/README.md).
+fn data_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
 fn game_from(variant: Variant, fen: Option<&str>, movetext: &str) -> Result<Game, String> {
@@ -50,7 +44,7 @@ fn accepted(variant: Variant, fen: Option<&str>, movetext: &str) -> Game {
 
 #[test]
 fn author_example_games_validate() {
-    let dir = shared_dir().join("examples/two-move-chess");
+    let dir = data_dir().join("examples/two-move-chess");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -68,7 +62,7 @@ fn author_example_games_validate() {
 #[test]
 fn example_5_is_the_full_game() {
     let text =
-        std::fs::read_to_string(shared_dir().join("examples/two-move-chess/example5.pgn")).unwrap();
+        std::fs::read_to_string(data_dir().join("examples/two-move-chess/example5.pgn")).unwrap();
     let (rec, game) = read_game(&text, Some(Variant::TwoMove)).unwrap();
     assert_eq!(rec.result.as_deref(), Some("1/2-1/2"));
     assert_eq!(
@@ -110,7 +104,7 @@ fn example_3_en_passant_chance_makes_a_single_move_turn() {
 #[test]
 fn example_4_is_stalemate_on_a_normal_turn() {
     let fen =
-        std::fs::read_to_string(shared_dir().join("examples/two-move-chess/example4.fen")).unwrap();
+        std::fs::read_to_string(data_dir().join("examples/two-move-chess/example4.fen")).unwrap();
     let pos = Position::from_fen(Variant::TwoMove, fen.trim()).unwrap();
     assert_eq!(
         pos.phase(),

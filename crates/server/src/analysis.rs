@@ -1,22 +1,47 @@
 //! The analysis WebSocket: the client sends a position, the engine's lines come back as each
 //! iteration completes; a new request or `{"type":"stop"}` stops the running search.
+//!
+//! Searches run on the server's engine pool under the client's key (its IP), so they share the
+//! engine threads fairly with everyone's games and analyses; a socket holds no searcher of its own.
+//! A client may keep [`ServerLimits::analyses_per_client`] analysis sockets open; one more is
+//! closed at once with 1008 and a reason. Messages over [`ServerLimits::ws_max_message`] close the
+//! socket with 1009. Requests beyond [`ServerLimits::analysis_request_burst`] at once (then one
+//! per [`ServerLimits::analysis_request_period`]) are answered with an error and ignored.
+//!
+//! [`ServerLimits::analyses_per_client`]: crate::limits::ServerLimits::analyses_per_client
+//! [`ServerLimits::ws_max_message`]: crate::limits::ServerLimits::ws_max_message
+//! [`ServerLimits::analysis_request_burst`]: crate::limits::ServerLimits::analysis_request_burst
+//! [`ServerLimits::analysis_request_period`]: crate::limits::ServerLimits::analysis_request_period
 
+use crate::engine_pool::{ClientKey, EnginePool, StopHandle, Ticket};
+use crate::error::ApiError;
 use crate::game::view::legal_of;
 use crate::game::Side;
+use crate::limits::{
+    client_key, close_code, close_socket, limit_upgrade, origin_allowed, ClientGuard,
+    LimitExceeded, MessageRate, CLOSE_TOO_BIG,
+};
 use crate::Shared;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::State;
-use axum::response::Response;
-use engine::search::{mate_in_turns, Limits, Report, Searcher};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use engine::search::{mate_in_turns, Limits, Report};
 use engine::uci::format_line;
 use futures_util::{SinkExt, StreamExt};
 use rules::{Game, Position, Variant};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
+
+/// A search that has run this long gives its engine thread up (ending with what it found) as soon as
+/// another job waits for one, so a 60-second analysis cannot hold a core while others queue.
+const FAIR_SLICE: Duration = Duration::from_secs(5);
 
 #[derive(Deserialize)]
 struct Request {
@@ -35,8 +60,61 @@ struct Request {
     depth: Option<i32>,
 }
 
-pub async fn analysis_ws(State(_state): State<Shared>, ws: WebSocketUpgrade) -> Response {
-    ws.on_upgrade(analysis_socket)
+/// `GET /api/analysis/ws`. Refuses (403) a browser page of another site (Origin check). Serve the
+/// router with `into_make_service_with_connect_info::<SocketAddr>()`: without a peer address each
+/// socket counts as a client of its own (only the server-wide caps hold).
+pub async fn analysis_ws(
+    State(state): State<Shared>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if !origin_allowed(&headers, None) {
+        return ApiError::forbidden("WebSocket from another site's page refused (Origin)")
+            .into_response();
+    }
+    let key = match peer {
+        Some(Extension(addr)) => client_key(&addr),
+        None => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::warn!("no peer addresses (serve with connect info): per-client caps off")
+            });
+            ClientKey::connection()
+        }
+    };
+    // Counted before the upgrade, in the order the requests came (the guards go with the socket,
+    // and are dropped with it if the upgrade fails).
+    let counters = &state.bounds.counters;
+    let guards = counters
+        .sockets
+        .try_acquire(&key)
+        .and_then(|s| counters.analyses.try_acquire(&key).map(|a| [s, a]));
+    limit_upgrade(crate::ws::small(ws), &state.bounds.limits)
+        .on_upgrade(move |socket| admit(state, key, guards, socket))
+}
+
+/// Runs the socket if it was counted in (every socket, then analyses), else closes it with the
+/// refusal's code: the client learns why, where an HTTP refusal would only show a failed upgrade.
+async fn admit(
+    state: Shared,
+    key: ClientKey,
+    guards: Result<[ClientGuard; 2], LimitExceeded>,
+    socket: WebSocket,
+) {
+    match guards {
+        Ok(guards) => {
+            let pool = state.bounds.pool.clone();
+            let limits = &state.bounds.limits;
+            let rate = MessageRate::analysis(limits);
+            let max = limits.ws_max_message;
+            analysis_socket(pool, key, rate, max, guards, socket).await
+        }
+        Err(e) => {
+            let reason = format!("too many analysis sockets: {e}; close one and try again");
+            close_socket(socket, close_code(&e), &reason).await
+        }
+    }
 }
 
 fn report_json(root: &Position, r: &Report) -> Value {
@@ -62,10 +140,13 @@ fn report_json(root: &Position, r: &Report) -> Value {
     })
 }
 
+/// Queues the search of a request on the pool; its messages come back through `out`.
 fn start_search(
+    pool: &EnginePool,
+    key: &ClientKey,
     req: Request,
     out: mpsc::UnboundedSender<Value>,
-) -> Result<Arc<AtomicBool>, String> {
+) -> Result<Ticket<()>, String> {
     let variant: Variant = match req.variant.as_deref() {
         None => Variant::Chess,
         Some(v) => v.parse().map_err(|e| format!("{e}"))?,
@@ -74,8 +155,6 @@ fn start_search(
         None => Position::start(variant),
         Some(f) => Position::from_fen(variant, f).map_err(|e| format!("bad FEN: {e}"))?,
     };
-    let mut searcher = Searcher::new(32);
-    let stop = searcher.stop_flag();
     let movetime = Duration::from_millis(req.movetime.unwrap_or(2000).clamp(10, 60_000));
     let limits = Limits {
         depth: req.depth.map(|d| d.clamp(1, 60)),
@@ -84,7 +163,7 @@ fn start_search(
         multipv: req.multipv.unwrap_or(1).clamp(1, 10),
         ..Limits::default()
     };
-    tokio::task::spawn_blocking(move || {
+    pool.submit(key.clone(), move |job| {
         let _ = out.send(json!({
             "type": "start",
             "variant": variant.name(),
@@ -93,8 +172,13 @@ fn start_search(
             "legal": legal_of(&root),
         }));
         let game = Game::new(root);
-        let result = searcher.search(&game, &limits, &mut |r| {
+        let waiting = job.queue_probe();
+        let stop = job.stop_flag().clone();
+        let result = job.searcher().search(&game, &limits, &mut |r| {
             let _ = out.send(report_json(&root, r));
+            if r.elapsed >= FAIR_SLICE && waiting() > 0 {
+                stop.store(true, Ordering::Relaxed);
+            }
         });
         let _ = out.send(match result {
             Some(r) => json!({
@@ -106,14 +190,23 @@ fn start_search(
             None => json!({"type": "bestmove", "turn": null,
                 "reason": "no legal move: the game is over in this position"}),
         });
-    });
-    Ok(stop)
+    })
+    .map_err(|e| e.to_string())
 }
 
-async fn analysis_socket(socket: WebSocket) {
+async fn analysis_socket(
+    pool: Arc<EnginePool>,
+    key: ClientKey,
+    rate: MessageRate,
+    max_message: usize,
+    _guards: [ClientGuard; 2],
+    socket: WebSocket,
+) {
     let (mut tx, mut rx) = socket.split();
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
-    let mut running: Option<Arc<AtomicBool>> = None;
+    // The current search: kept so that it is not cancelled, and dropped (which stops it) when the
+    // socket ends.
+    let mut running: Option<(Ticket<()>, StopHandle)> = None;
     loop {
         tokio::select! {
             Some(v) = out_rx.recv() => {
@@ -124,18 +217,40 @@ async fn analysis_socket(socket: WebSocket) {
             msg = rx.next() => {
                 let text = match msg {
                     Some(Ok(Message::Text(t))) => t.to_string(),
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                    Some(Ok(Message::Close(_))) | None => break,
+                    Some(Err(e)) => {
+                        // tungstenite reports an oversized message or frame as a capacity error;
+                        // say so with 1009 rather than dropping the connection.
+                        if e.to_string().contains("Space limit exceeded") {
+                            let frame = CloseFrame {
+                                code: CLOSE_TOO_BIG,
+                                reason: format!("message too big (at most {max_message} bytes)")
+                                    .into(),
+                            };
+                            let _ = tx.send(Message::Close(Some(frame))).await;
+                        }
+                        break;
+                    }
                     Some(Ok(_)) => continue,
                 };
-                if let Some(s) = running.take() {
-                    s.store(true, Ordering::Relaxed);
+                // Over the rate the request is refused and the running search goes on.
+                if let Err(e) = rate.check() {
+                    let v = json!({"type": "error", "error": e});
+                    if tx.send(Message::Text(v.to_string().into())).await.is_err() {
+                        break;
+                    }
+                    continue;
+                }
+                if let Some((_, stop)) = running.take() {
+                    stop.stop();
                 }
                 let reply = match serde_json::from_str::<Request>(&text) {
                     Err(e) => Some(json!({"type": "error", "error": format!("bad message: {e}")})),
                     Ok(r) if r.kind.as_deref() == Some("stop") => None,
-                    Ok(r) => match start_search(r, out_tx.clone()) {
-                        Ok(stop) => {
-                            running = Some(stop);
+                    Ok(r) => match start_search(&pool, &key, r, out_tx.clone()) {
+                        Ok(ticket) => {
+                            let stop = ticket.stop_handle();
+                            running = Some((ticket, stop));
                             None
                         }
                         Err(e) => Some(json!({"type": "error", "error": e})),
@@ -148,8 +263,5 @@ async fn analysis_socket(socket: WebSocket) {
                 }
             }
         }
-    }
-    if let Some(s) = running {
-        s.store(true, Ordering::Relaxed);
     }
 }

@@ -4,14 +4,12 @@
 //! start the engine if it is to move. Ended games leave memory; their archive stays in the store.
 //! On PostgreSQL, changes made by other nodes arrive as notices and are re-read here.
 
+use crate::engine_pool::{ClientKey, GameClock};
 use crate::error::ApiError;
 use crate::game::{Action, Actor, GameState, Live, StateKind};
+use crate::limits::ClientGuard;
 use crate::store::{Notice, Store, StoreError};
-use engine::levels::Level;
-use engine::search::{Limits, Searcher};
-use engine::timeman::{allocate, Clock as EngineClock};
 use rules::game::turn_uci;
-use rules::Game;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, RwLock};
@@ -42,6 +40,9 @@ pub struct Slot {
     engine_version: AtomicI64,
     /// The game's flag timer (a task sleeping until the running clock's flag time).
     timer: StdMutex<Option<AbortHandle>>,
+    /// Who created it (on this node), for the engine pool's fair queue; and its place among that
+    /// client's live engine games, given back when the game leaves memory.
+    owner: StdMutex<Option<(ClientKey, Option<ClientGuard>)>>,
 }
 
 impl Slot {
@@ -53,6 +54,7 @@ impl Slot {
             tx,
             engine_version: AtomicI64::new(0),
             timer: StdMutex::new(None),
+            owner: StdMutex::new(None),
         })
     }
 }
@@ -78,6 +80,8 @@ pub struct Hub {
     games: RwLock<HashMap<String, Arc<Slot>>>,
     /// Set when the node shuts down: sockets close with a reason, streams end.
     pub shutdown: tokio::sync::watch::Sender<bool>,
+    /// The limits, the engine pool and the per-client counters.
+    pub bounds: crate::limits::Bounds,
 }
 
 pub type Shared = Arc<Hub>;
@@ -87,8 +91,15 @@ pub type Shared = Arc<Hub>;
 pub const LEASE_MS: i64 = 15_000;
 
 impl Hub {
-    pub fn new(store: Arc<dyn Store>, node: String, shared_store: bool, lease_ms: i64) -> Hub {
+    pub fn new(
+        store: Arc<dyn Store>,
+        node: String,
+        shared_store: bool,
+        lease_ms: i64,
+        limits: crate::limits::ServerLimits,
+    ) -> Hub {
         Hub {
+            bounds: crate::limits::Bounds::new(limits),
             store,
             node,
             shared_store,
@@ -162,10 +173,16 @@ impl Hub {
         }
     }
 
-    /// Stores a new game and starts serving it.
-    pub async fn create(self: &Arc<Self>, live: Live) -> Result<Arc<Slot>, ApiError> {
+    /// Stores a new game and starts serving it. `owner`: the creating client (and, for a game
+    /// against the engine, its place among that client's live engine games).
+    pub async fn create(
+        self: &Arc<Self>,
+        live: Live,
+        owner: (ClientKey, Option<ClientGuard>),
+    ) -> Result<Arc<Slot>, ApiError> {
         self.store.create(&live.to_stored()).await?;
         let slot = self.adopt(live);
+        *slot.owner.lock().unwrap_or_else(|e| e.into_inner()) = Some(owner);
         self.arm_now(&slot).await;
         self.kick_engine(slot.clone()).await;
         Ok(slot)
@@ -187,6 +204,17 @@ impl Hub {
             let mut next = live.clone();
             let r = next.apply(by, action, now);
             if next.version == live.version {
+                // Refused. With several nodes, this node's copy may be behind (the notice of
+                // another node's change not here yet): judge again on the stored game if it moved.
+                if r.is_err() && self.shared_store && tries < 3 {
+                    if let Some(s) = self.store.load(&slot.id).await? {
+                        if s.row.version > live.version {
+                            *live = Live::from_stored(s).map_err(ApiError::internal)?;
+                            tries += 1;
+                            continue;
+                        }
+                    }
+                }
                 break (r, false);
             }
             match self.store.apply(&next.change_since(&live)).await {
@@ -231,6 +259,15 @@ impl Hub {
         let _ = slot.tx.send(Event { json, over });
         if over {
             self.evict(&slot.id);
+            // The creator's place among its live engine games is free again.
+            if let Some(o) = slot
+                .owner
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_mut()
+            {
+                o.1 = None;
+            }
         }
     }
 
@@ -284,8 +321,11 @@ impl Hub {
             let color = game.position().turn();
             let now = now_ms();
             let clock = live.meta.clock.as_ref().and_then(|c| {
-                (c.running_side() == Some(color))
-                    .then(|| (c.remaining(now)[color.index()], c.increment_ms))
+                (c.running_side() == Some(color)).then(|| GameClock {
+                    remaining_ms: c.remaining(now)[color.index()],
+                    increment_ms: c.increment_ms,
+                    base_ms: c.limit_ms,
+                })
             });
             drop(live);
             if self.shared_store {
@@ -295,20 +335,36 @@ impl Hub {
                     .await
                 {
                     Ok(true) => {}
-                    Ok(false) => return, // another node thinks
-                    Err(e) => {
-                        tracing::warn!(game = %slot.id, "cannot claim the engine turn: {e}");
-                        slot.engine_version.store(0, Ordering::SeqCst);
+                    other => {
+                        if let Err(e) = other {
+                            tracing::warn!(game = %slot.id, "cannot claim the engine turn: {e}");
+                        }
+                        // Another node thinks (or the store failed): not thinking here, so a later
+                        // claim of this job may think.
+                        let _ = slot.engine_version.compare_exchange(
+                            version,
+                            0,
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
                         return;
                     }
                 }
             }
             let hub = self.clone();
+            let key = slot
+                .owner
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map_or_else(
+                    || ClientKey::account(format!("game:{}", slot.id)),
+                    |o| o.0.clone(),
+                );
             tokio::spawn(async move {
                 let seed = rand::random::<u64>();
-                let res =
-                    tokio::task::spawn_blocking(move || engine_turn(&game, level, clock, seed))
-                        .await;
+                let pool = hub.bounds.pool.clone();
+                let res = pool.engine_turn(key, game, level, clock, seed).await;
                 match res {
                     Ok(Some(moves)) => {
                         let turn = turn_uci(&moves);
@@ -317,7 +373,8 @@ impl Hub {
                             tracing::warn!(game = %slot.id, "engine turn refused: {e}");
                         }
                     }
-                    _ => tracing::warn!(game = %slot.id, "the engine found no turn"),
+                    Ok(None) => tracing::warn!(game = %slot.id, "the engine found no turn"),
+                    Err(e) => tracing::warn!(game = %slot.id, "the engine pool refused: {e:?}"),
                 }
                 // Done thinking about this version: a later claim of the same job may think again.
                 let _ = slot.engine_version.compare_exchange(
@@ -330,19 +387,21 @@ impl Hub {
         })
     }
 
-    /// Loads the live games at start-up and starts their timers and engine turns. `forgive_ms`:
-    /// downtime that running clocks are not charged for (stored as a change of each such game).
-    pub async fn resume_all(self: &Arc<Self>, forgive_ms: i64) -> anyhow::Result<usize> {
+    /// Loads the live games at start-up and starts their timers and engine turns. `down_since`:
+    /// when the service went down, if it was down; running clocks are not charged for the downtime
+    /// (stored as a change of each such game).
+    pub async fn resume_all(self: &Arc<Self>, down_since: Option<i64>) -> anyhow::Result<usize> {
+        let now = now_ms();
         let stored = self.store.load_live().await.map_err(anyhow::Error::msg)?;
         let n = stored.len();
         for s in stored {
             let id = s.row.id.clone();
             match Live::from_stored(s) {
                 Ok(mut live) => {
-                    if forgive_ms > 0 {
+                    if let Some(down) = down_since {
                         let before = live.clone();
                         if let Some(c) = live.meta.clock.as_mut().filter(|c| c.running.is_some()) {
-                            c.forgive(forgive_ms);
+                            c.skip_downtime(down, now);
                             live.version += 1;
                             if let Err(e) = self.store.apply(&live.change_since(&before)).await {
                                 tracing::warn!(game = %id, "downtime not forgiven: {e}");
@@ -451,39 +510,4 @@ impl Hub {
             .unwrap_or_else(|e| e.into_inner())
             .clear();
     }
-}
-
-/// The engine's turn: levels 1–2 choose directly; others search within a budget from the clock (or a
-/// fixed time without one), capped by the level.
-pub fn engine_turn(
-    game: &Game,
-    level: u8,
-    clock: Option<(i64, i64)>,
-    seed: u64,
-) -> Option<Vec<rules::Move>> {
-    let lvl = Level(level.clamp(1, engine::levels::MAX_LEVEL));
-    if let Some(choose) = lvl.chooser() {
-        return choose(game, seed);
-    }
-    let mut limits = Limits {
-        multipv: 1,
-        ..Limits::default()
-    };
-    let ms = |v: i64| Duration::from_millis(v.max(0) as u64);
-    let (soft, hard) = match clock {
-        Some((left, inc)) => allocate(
-            &EngineClock {
-                time: Some(ms(left)),
-                increment: ms(inc),
-                moves_to_go: None,
-            },
-            Duration::from_millis(100),
-        ),
-        None => (Duration::from_millis(1000), Duration::from_millis(3000)),
-    };
-    limits.soft_time = Some(soft.min(Duration::from_secs(10)));
-    limits.hard_time = Some(hard.min(Duration::from_secs(20)));
-    lvl.restrict(&mut limits);
-    let mut searcher = Searcher::new(16);
-    searcher.search(game, &limits, &mut |_| {}).map(|r| r.turn)
 }

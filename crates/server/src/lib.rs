@@ -4,10 +4,12 @@
 //! and an analysis WebSocket. See docs/api.md and docs/architecture.md.
 
 pub mod analysis;
+pub mod engine_pool;
 pub mod error;
 pub mod export;
 pub mod game;
 pub mod hub;
+pub mod limits;
 pub mod protocol;
 pub mod routes;
 pub mod store;
@@ -32,6 +34,8 @@ pub struct Config {
     /// Job lease in ms (default [`hub::LEASE_MS`]): how soon another node takes over the engine
     /// turns and flag falls of a node that died.
     pub lease_ms: Option<i64>,
+    /// Every limit a client meets (engine threads, caps, rates, sockets).
+    pub limits: limits::ServerLimits,
 }
 
 /// A running server.
@@ -86,7 +90,7 @@ pub async fn start(cfg: Config) -> Result<Server> {
     let store = store::open(&cfg.db, &node).await?;
     let shared = store.backend() == "postgres";
     let lease = cfg.lease_ms.unwrap_or(hub::LEASE_MS).max(100);
-    let hub: Shared = Arc::new(Hub::new(store.clone(), node, shared, lease));
+    let hub: Shared = Arc::new(Hub::new(store.clone(), node, shared, lease, cfg.limits));
     // Downtime: if no node was alive lately, running clocks are not charged for the time the
     // service was down (the time used before the stop stays charged).
     let now = hub::now_ms();
@@ -95,18 +99,17 @@ pub async fn start(cfg: Config) -> Result<Server> {
         .await
         .map_err(anyhow::Error::msg)?
         .and_then(|v| v.parse::<i64>().ok());
-    let forgive = match last_alive {
-        Some(t) if now - t > 3 * ALIVE_EVERY.as_millis() as i64 => now - t,
-        _ => 0,
-    };
-    let n = hub.resume_all(forgive).await?;
+    let down_since = last_alive.filter(|t| now - t > 3 * ALIVE_EVERY.as_millis() as i64);
+    let n = hub.resume_all(down_since).await?;
     tracing::info!(
-        "{} store: resumed {n} live games (downtime forgiven: {forgive} ms)",
-        store.backend()
+        "{} store: resumed {n} live games (downtime not charged: {} ms)",
+        store.backend(),
+        down_since.map_or(0, |t| now - t)
     );
     let listener = tokio::net::TcpListener::bind(cfg.addr).await?;
     let addr = listener.local_addr()?;
-    let app = routes::router(hub.clone());
+    let rates = limits::rate_limit_layers(&hub.bounds.limits);
+    let app = routes::router(hub.clone(), &rates);
     let mut stopping = hub.shutdown.subscribe();
     let mut tasks = vec![tokio::spawn(async move {
         let svc = app.into_make_service_with_connect_info::<SocketAddr>();
@@ -120,6 +123,7 @@ pub async fn start(cfg: Config) -> Result<Server> {
             tracing::error!("server error: {e}");
         }
     })];
+    tasks.push(rates.spawn_cleanup(Duration::from_secs(60)));
     let alive = hub.store.clone();
     tasks.push(tokio::spawn(async move {
         let mut tick = tokio::time::interval(ALIVE_EVERY);

@@ -28,9 +28,14 @@ use tower_http::trace::TraceLayer;
 /// Request bodies larger than this are refused (413).
 pub const BODY_LIMIT: usize = 64 * 1024;
 
-pub fn router(state: Shared) -> Router {
+pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
+    // Creating games has its own, slower rate per client.
+    let creating = Router::new()
+        .route("/api/games", post(create))
+        .layer(rates.game_creation.clone());
     Router::new()
-        .route("/api/games", post(create).get(list))
+        .merge(creating)
+        .route("/api/games", get(list))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/join", post(join))
         .route("/api/games/{id}/move", post(play))
@@ -51,7 +56,9 @@ pub fn router(state: Shared) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::new())
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(rates.requests.clone())
         .layer(axum::middleware::map_response(json_errors))
+        .layer(crate::limits::security_headers())
         .layer(TraceLayer::new_for_http().make_span_with(span_without_secrets))
 }
 
@@ -173,6 +180,11 @@ async fn readyz(State(hub): State<Shared>) -> Response {
             "node": hub.node,
             "store": hub.store.backend(),
             "live_games": hub.live_count(),
+            "engine": {
+                "threads": hub.bounds.pool.stats().threads,
+                "queued": hub.bounds.pool.stats().queued,
+                "running": hub.bounds.pool.stats().running,
+            },
         }))
         .into_response(),
         Err(e) => {
@@ -197,8 +209,13 @@ pub fn parse_variant(v: Option<&str>) -> Result<Variant, ApiError> {
 
 async fn create(
     State(hub): State<Shared>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     ApiJson(req): ApiJson<CreateReq>,
 ) -> Result<Response, ApiError> {
+    let client = match &peer {
+        Some(axum::Extension(addr)) => crate::limits::client_key(addr),
+        None => crate::engine_pool::ClientKey::connection(),
+    };
     let variant = parse_variant(req.variant.as_deref())?;
     let start = match req.fen.as_deref() {
         None => Position::start(variant),
@@ -243,6 +260,23 @@ async fn create(
             Clock::from_seconds(c.limit, c.increment).map_err(|e| ApiError::bad_request(e.0))?,
         ),
     };
+    // A client's live games against the engine are capped (each costs engine time).
+    let guard = if engine {
+        let g = hub
+            .bounds
+            .counters
+            .engine_games
+            .try_acquire(&client)
+            .map_err(|e| {
+                ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    format!("too many games against the engine at once: {e}; finish or resign one"),
+                )
+            })?;
+        Some(g)
+    } else {
+        None
+    };
     let token = new_token();
     let mut tokens = [None, None];
     tokens[color.index()] = Some(token.clone());
@@ -271,7 +305,7 @@ async fn create(
     let id = live.id.clone();
     let invite = live.meta.invite.clone();
     let game = live.state(StateKind::GameFull, now);
-    hub.create(live).await?;
+    hub.create(live, (client, guard)).await?;
     let body = json!({
         "id": id,
         "token": token,

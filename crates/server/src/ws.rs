@@ -1,17 +1,22 @@
 //! The game WebSocket: the state on connect, then every change; with a player token, the client's
 //! [`ClientMessage`]s are dispatched as [`Action`]s through the hub like the HTTP endpoints.
 
+use crate::engine_pool::ClientKey;
 use crate::error::ApiError;
 use crate::game::view::ErrorMessage;
 use crate::game::{Actor, ClientMessage, StateKind};
 use crate::hub::{now_ms, Shared, Slot};
+use crate::limits::{client_key, close_code, close_socket, origin_allowed};
 use crate::routes::player;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::HeaderMap;
 use axum::response::Response;
+use axum::Extension;
 use futures_util::{SinkExt, StreamExt};
 use rules::Color;
 use serde::Deserialize;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -20,19 +25,39 @@ pub struct WsQuery {
     token: Option<String>,
 }
 
-/// A game's WebSocket: events out; with `?token=`, moves and actions in.
+/// A game's WebSocket: events out; with `?token=`, moves and actions in. A browser page of another
+/// site is refused (Origin); each client may keep a few sockets and the server a bounded number:
+/// one more is closed at once with 1008 (per client) or 1013 (server full) and the reason.
 pub async fn game_ws(
     State(hub): State<Shared>,
     Path(id): Path<String>,
     Query(q): Query<WsQuery>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
+    if !origin_allowed(&headers, None) {
+        return Err(ApiError::forbidden(
+            "WebSocket from another site's page refused (Origin)",
+        ));
+    }
     let slot = hub.slot(&id).await?;
     let color = match q.token {
         None => None,
         Some(t) => Some(player(&slot, Some(&t)).await?),
     };
-    Ok(small(ws).on_upgrade(move |socket| game_socket(socket, hub, slot, color)))
+    let key = match peer {
+        Some(Extension(addr)) => client_key(&addr),
+        None => ClientKey::connection(),
+    };
+    let guard = hub.bounds.counters.sockets.try_acquire(&key);
+    let ws = crate::limits::limit_upgrade(small(ws), &hub.bounds.limits);
+    Ok(ws.on_upgrade(move |socket| async move {
+        match guard {
+            Ok(_guard) => game_socket(socket, hub, slot, color).await,
+            Err(e) => close_socket(socket, close_code(&e), &format!("too many sockets: {e}")).await,
+        }
+    }))
 }
 
 /// The largest message a client may send (a turn or an action is a few dozen bytes); a larger one

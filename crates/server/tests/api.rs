@@ -1,5 +1,8 @@
-//! End to end: a real server on a loopback port with a temporary SQLite file, spoken to over HTTP,
+//! End to end: a real server on a loopback port, on a temporary SQLite file and on a fresh
+//! PostgreSQL database (every test on both backends), spoken to over HTTP,
 //! NDJSON and WebSocket sockets.
+
+mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -19,6 +22,7 @@ async fn start(db: &str) -> T {
         db: db.to_string(),
         node: None,
         lease_ms: None,
+        limits: server::limits::ServerLimits::default(),
     })
     .await
     .expect("server starts");
@@ -38,6 +42,12 @@ struct Db {
 }
 
 impl Db {
+    async fn postgres() -> Db {
+        Db {
+            url: support::fresh_pg_db().await,
+            _dir: None,
+        }
+    }
     fn sqlite() -> Db {
         let dir = tempfile::tempdir().unwrap();
         let url = dir.path().join("games.db").to_string_lossy().into_owned();
@@ -681,6 +691,134 @@ async fn abort_resign_and_open_games(db: Db) {
     t.srv.stop().await;
 }
 
+async fn restart_charges_the_time_used_and_forgives_only_the_downtime(db: Db) {
+    let t = start(&db.url).await;
+    let (id, w, b) = t
+        .human_game(json!({"variant": "chess", "clock": {"limit": 60, "increment": 0}}))
+        .await;
+    t.mv(&id, &w, json!({"move": "e2e4"})).await;
+    t.mv(&id, &b, json!({"move": "e7e5"})).await;
+    t.mv(&id, &w, json!({"move": "g1f3"})).await;
+    // Black thinks 1.5 s, then the server stops and comes straight back.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    t.srv.stop().await;
+    let t = start(&db.url).await;
+    let (_, g) = t.get(&format!("/api/games/{id}")).await;
+    let left = g["clock"]["black_ms"].as_i64().unwrap();
+    assert!(
+        (55_000..=58_600).contains(&left),
+        "the 1.5 s used before the restart stay charged: {left}"
+    );
+    assert_eq!(g["clock"]["running"], "black");
+    t.srv.stop().await;
+
+    // Down for 4 s (longer than a node's heartbeat gap): the downtime is not charged.
+    tokio::time::sleep(Duration::from_millis(4000)).await;
+    let t = start(&db.url).await;
+    let (_, g) = t.get(&format!("/api/games/{id}")).await;
+    let after = g["clock"]["black_ms"].as_i64().unwrap();
+    assert!(
+        after > left - 1_000 && after <= left,
+        "the downtime is not charged: {left} before, {after} after"
+    );
+    // And that is stored: the next restart (at once) keeps it.
+    t.srv.stop().await;
+    let t = start(&db.url).await;
+    let (_, g) = t.get(&format!("/api/games/{id}")).await;
+    assert!(
+        g["clock"]["black_ms"].as_i64().unwrap() > left - 3_000,
+        "{g}"
+    );
+    t.srv.stop().await;
+}
+
+async fn time_controls_are_validated(db: Db) {
+    let t = start(&db.url).await;
+    for (clock, why) in [
+        (
+            json!({"limit": 1e-9, "increment": 0}),
+            "at least one second",
+        ),
+        (json!({"limit": 0, "increment": 0}), "at least one second"),
+        (json!({"limit": -3, "increment": 2}), "negative"),
+        (json!({"limit": 10_801, "increment": 0}), "3 hours"),
+        (json!({"limit": 60, "increment": 181}), "180 seconds"),
+    ] {
+        let (s, e) = t.post("/api/games", None, json!({"clock": clock})).await;
+        assert_eq!(s, 400, "{clock}: {e}");
+        assert!(e["error"].as_str().unwrap().contains(why), "{clock}: {e}");
+    }
+    let (s, v) = t
+        .post(
+            "/api/games",
+            None,
+            json!({"clock": {"limit": 0, "increment": 2}}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    assert_eq!(v["game"]["clock"]["white_ms"], 2000);
+    t.srv.stop().await;
+}
+
+async fn shutdown_closes_sockets_with_a_reason(db: Db) {
+    let t = start(&db.url).await;
+    let (id, _w, _b) = t.human_game(json!({"variant": "chess"})).await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(t.ws_url(&format!("/api/games/{id}/ws")))
+        .await
+        .unwrap();
+    let first = ws.next().await.unwrap().unwrap();
+    assert!(first.to_text().unwrap().contains("gameFull"));
+    let stop = tokio::spawn(t.srv.stop());
+    let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+        .await
+        .expect("closed in time")
+        .unwrap()
+        .unwrap();
+    match msg {
+        Message::Close(Some(f)) => {
+            assert_eq!(u16::from(f.code), 1012);
+            assert!(f.reason.contains("restarting"), "{}", f.reason);
+        }
+        m => panic!("expected a close frame, got {m:?}"),
+    }
+    stop.await.unwrap();
+}
+
+/// SQLite only: the database file deleted under the running server.
+#[tokio::test]
+async fn a_deleted_database_is_answered_with_503() {
+    let db = Db::sqlite();
+    let t = start(&db.url).await;
+    let (id, w, _b) = t.human_game(json!({"variant": "chess"})).await;
+    let (s, r) = t.get("/readyz").await;
+    assert_eq!((s, r["status"].as_str()), (200, Some("ready")));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.url));
+    }
+    let (s, e) = t
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&w),
+            json!({"move": "e2e4"}),
+        )
+        .await;
+    assert_eq!(s, 503, "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("storage unavailable"),
+        "{e}"
+    );
+    assert!(!e["error"].as_str().unwrap().contains("SQL"), "{e}");
+    let (s, r) = t.get("/readyz").await;
+    assert_eq!(s, 503, "{r}");
+    assert_eq!(r["status"], "unavailable");
+    // Nothing was acknowledged, and nothing changes in memory either.
+    let (_, g) = t.get(&format!("/api/games/{id}")).await;
+    assert_eq!(g["moves"].as_array().unwrap().len(), 0);
+    let (s, _) = t.get("/healthz").await;
+    assert_eq!(s, 200, "alive, though not ready");
+    t.srv.stop().await;
+}
+
 /// Each test runs on both backends.
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
@@ -690,10 +828,19 @@ macro_rules! on_both_backends {
                 super::$name(super::Db::sqlite()).await
             })*
         }
+        mod postgres {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Db::postgres().await).await
+            })*
+        }
     };
 }
 
 on_both_backends!(
+    restart_charges_the_time_used_and_forgives_only_the_downtime,
+    time_controls_are_validated,
+    shutdown_closes_sockets_with_a_reason,
     chess_fools_mate_between_two_people_and_token_checks,
     twinmove_king_capture_over_websocket,
     double_move_seed_mate_against_the_engine_over_websocket,

@@ -1,10 +1,15 @@
-//! The storage layer: every behaviour test runs once per backend (`both!`; SQLite for now), then
-//! the SQLite file guard.
+//! The storage layer against both backends: every behaviour test runs once on SQLite and once on
+//! PostgreSQL (`both!`); then the SQLite file guard and the PostgreSQL multi-node behaviour.
 
-use server::store::{self, Change, GameRow, MoveRow, Status, Store, StoreError, StoredGame};
+mod support;
+
+use server::store::{
+    self, Change, GameRow, MoveRow, Notice, Status, Store, StoreError, StoredGame,
+};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A database for one test.
 struct Db {
@@ -25,6 +30,14 @@ impl Db {
         }
     }
 
+    async fn postgres() -> Db {
+        Db {
+            url: support::fresh_pg_db().await,
+            path: None,
+            _dir: None,
+        }
+    }
+
     async fn open(&self, node: &str) -> Arc<dyn Store> {
         store::open(&self.url, node)
             .await
@@ -32,13 +45,17 @@ impl Db {
     }
 }
 
-/// Runs each named async fn (taking a `Db`) as a test per backend (`NAME::sqlite`).
+/// Runs each named async fn (taking a `Db`) as two tests, `NAME::sqlite` and `NAME::postgres`.
 macro_rules! both {
     ($($name:ident),* $(,)?) => {$(
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
                 super::$name(super::Db::sqlite().await).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name(super::Db::postgres().await).await
             }
         }
     )*};
@@ -493,4 +510,185 @@ async fn sqlite_overwritten_file_is_unavailable() {
         f.sync_all().unwrap();
     })
     .await;
+}
+
+// --- PostgreSQL: several nodes on one database ----------------------------------------------
+
+async fn next_notice(rx: &mut tokio::sync::mpsc::Receiver<Notice>) -> Notice {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a notice within 10 s")
+        .expect("the notice channel stays open")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_change_by_one_node_is_noticed_by_another() {
+    let db = Db::postgres().await;
+    let a = db.open("a").await;
+    let b = db.open("b").await;
+    assert_eq!(a.backend(), "postgres");
+    let mut rx = b
+        .subscribe()
+        .await
+        .unwrap()
+        .expect("PostgreSQL has notices");
+    let g = game("g", Status::Waiting, 10, 0);
+    a.create(&g).await.unwrap();
+    assert_eq!(
+        next_notice(&mut rx).await,
+        Notice::Changed {
+            id: "g".into(),
+            version: 1
+        }
+    );
+    a.apply(&change(&g, None, vec![mv(0, "e2e4", None)]))
+        .await
+        .unwrap();
+    assert_eq!(
+        next_notice(&mut rx).await,
+        Notice::Changed {
+            id: "g".into(),
+            version: 2
+        }
+    );
+    // A refused change tells nobody.
+    assert!(matches!(
+        a.apply(&change(&g, None, vec![])).await,
+        Err(StoreError::Conflict)
+    ));
+    b.set_value("marker", "1").await.unwrap();
+    let h = game("h", Status::Waiting, 10, 0);
+    b.create(&h).await.unwrap();
+    assert_eq!(
+        next_notice(&mut rx).await,
+        Notice::Changed {
+            id: "h".into(),
+            version: 1
+        }
+    );
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_nodes_racing_one_wins() {
+    let db = Db::postgres().await;
+    let a = db.open("a").await;
+    let b = db.open("b").await;
+    let mut g = game("g", Status::Started, 10, 0);
+    a.create(&g).await.unwrap();
+    for round in 0..20 {
+        let ca = change(&g, None, vec![mv(round, "a", None)]);
+        let cb = change(&g, None, vec![mv(round, "b", None)]);
+        let (ra, rb) = tokio::join!(a.apply(&ca), b.apply(&cb));
+        let winner = match (ra, rb) {
+            (Ok(()), Err(StoreError::Conflict)) => ca,
+            (Err(StoreError::Conflict), Ok(())) => cb,
+            other => panic!("round {round}: expected exactly one success, got {other:?}"),
+        };
+        g = applied(&g, &winner);
+        assert_eq!(b.load("g").await.unwrap(), Some(g.clone()));
+    }
+
+    // Two nodes claiming due jobs at once never get the same game.
+    for i in 0..30 {
+        let mut d = game(&format!("due{i:02}"), Status::Started, i, 0);
+        d.row.engine_to_move = true;
+        a.create(&d).await.unwrap();
+    }
+    let (ga, gb) = tokio::join!(
+        a.claim_due("a", 100, 200, 20),
+        b.claim_due("b", 100, 200, 20)
+    );
+    let (ga, gb) = (set(ga.unwrap()), set(gb.unwrap()));
+    assert!(ga.is_disjoint(&gb), "{ga:?} and {gb:?} overlap");
+    assert_eq!(ga.len() + gb.len(), 30);
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_lost_notice_connection_resyncs() {
+    let db = Db::postgres().await;
+    let a = db.open("a").await;
+    let b = db.open("b").await;
+    let mut rx = b.subscribe().await.unwrap().unwrap();
+    // Kill node b's listening session from the outside.
+    let admin = sqlx::PgPool::connect(&db.url).await.unwrap();
+    let killed: Vec<bool> = sqlx::query_scalar(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'doublemove b'
+           AND query LIKE 'LISTEN%'",
+    )
+    .fetch_all(&admin)
+    .await
+    .unwrap();
+    assert_eq!(killed, vec![true], "one listening session of node b");
+    assert_eq!(next_notice(&mut rx).await, Notice::Resync);
+    // Listening again.
+    let g = game("g", Status::Waiting, 10, 0);
+    a.create(&g).await.unwrap();
+    assert_eq!(
+        next_notice(&mut rx).await,
+        Notice::Changed {
+            id: "g".into(),
+            version: 1
+        }
+    );
+    admin.close().await;
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_killed_sessions_recover() {
+    let db = Db::postgres().await;
+    let s = db.open("a").await;
+    s.ping().await.unwrap();
+    // Terminate every session of this database: the pool reconnects, so the store recovers.
+    let admin = sqlx::PgPool::connect(&support::pg_url()).await.unwrap();
+    let name = db.url.rsplit('/').next().unwrap().to_string();
+    sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1")
+        .bind(&name)
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    // A use of a killed pooled connection may fail, but only as Unavailable.
+    for _ in 0..3 {
+        match s.ping().await {
+            Ok(()) => break,
+            Err(StoreError::Unavailable(_)) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    s.ping().await.unwrap();
+    let g = game("g", Status::Waiting, 1, 1);
+    s.create(&g).await.unwrap();
+    assert_eq!(s.load("g").await.unwrap(), Some(g));
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_server_gone_is_unavailable() {
+    // Each failing call waits for the pool's acquire timeout (5 s): a write, a read and a ping.
+    let cluster = tokio::task::spawn_blocking(support::OwnCluster::start)
+        .await
+        .unwrap();
+    let s = store::open(&cluster.url, "a").await.unwrap();
+    let g = game("g", Status::Started, 10, 2);
+    s.create(&g).await.unwrap();
+    let _rx = s.subscribe().await.unwrap();
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.stop();
+        cluster
+    })
+    .await
+    .unwrap();
+    let c = change(&g, None, vec![mv(2, "a2a3", None)]);
+    assert_unavailable(s.apply(&c).await, "apply without a server");
+    assert_unavailable(s.load("g").await, "load");
+    assert_unavailable(s.ping().await, "ping");
+    s.close().await;
+    drop(cluster);
 }

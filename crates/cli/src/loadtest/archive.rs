@@ -3,9 +3,10 @@
 //! how long a spawned `doublemove serve` takes until `/readyz` answers on that database, and its RSS
 //! then. Start-up reads only live games, so neither figure should grow with the archive.
 
+use super::sequences;
 use super::sys::{mib, rss_kib, ServerChild};
-use super::{sequences, Rng};
 use futures_util::StreamExt;
+use rules::rng::SplitMix64;
 use rules::{Color, Position, Variant};
 use server::game::{Action, Actor, Live, Meta, MoveAction};
 use server::store::{Status, StoreError, StoredGame};
@@ -13,11 +14,11 @@ use std::time::{Duration, Instant};
 
 const ID_ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
-fn token(rng: &mut Rng) -> String {
-    format!("{:016x}{:016x}", rng.next(), rng.next())
+fn token(rng: &mut SplitMix64) -> String {
+    format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64())
 }
 
-fn game_id(rng: &mut Rng) -> String {
+fn game_id(rng: &mut SplitMix64) -> String {
     (0..10)
         .map(|_| ID_ALPHABET[rng.below(ID_ALPHABET.len())] as char)
         .collect()
@@ -115,7 +116,8 @@ pub async fn seed(
             let store = store.clone();
             let mut g = templates[i % templates.len()].clone();
             async move {
-                let mut rng = Rng(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let mut rng =
+                    SplitMix64::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 // Spread over the last 30 days, keeping each game's own move times relative.
                 let shift = -(rng.below(30) as i64) * day - rng.below(day as usize) as i64;
                 let mut meta: Meta =

@@ -2,6 +2,7 @@
 //! built-in set of short random openings from a seeded generator, one per game pair.
 
 use rules::game::{legal_turns, turn_uci};
+use rules::rng::SplitMix64;
 use rules::{Color, Game, Position, Variant};
 use std::collections::HashSet;
 
@@ -89,29 +90,10 @@ pub fn parse_file(text: &str, variant: Variant) -> Result<Vec<Opening>, String> 
     Ok(out)
 }
 
-/// SplitMix64: small, seedable, good enough to pick openings.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
-
 /// `count` random openings of 2–4 legal turns from the start, none ending with a king attacked,
 /// distinct where possible, the same for the same seed.
 pub fn random_openings(variant: Variant, count: usize, seed: u64) -> Vec<Opening> {
-    let mut rng = Rng::new(seed ^ 0xD0AB_1E30_7E5E_ED00);
+    let mut rng = SplitMix64::new(seed ^ 0xD0AB_1E30_7E5E_ED00);
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
@@ -179,6 +161,22 @@ mod tests {
             .unwrap_err()
             .starts_with("line 2:"));
         assert!(parse_file("# nothing\n", Variant::Chess).is_err());
+    }
+
+    /// The openings for a seed never change (match reports name their seed).
+    #[test]
+    fn random_openings_are_pinned() {
+        for (v, first) in [
+            (Variant::Chess, "b2b4 a7a6"),
+            (Variant::TwoMove, "b2b4 c7c5,d8b6"),
+            (Variant::DoubleMove, "a2a3,d2d4 e7e5,b7b6"),
+            (Variant::Twinmove, "d2d4,b1a3 d7d6,g8f6"),
+        ] {
+            let o = random_openings(v, 3, 7);
+            assert_eq!(o[0].turns.join(" "), first, "{v}");
+        }
+        let third = random_openings(Variant::TwoMove, 3, 7).remove(2);
+        assert_eq!(third.turns.join(" "), "b2b4 d7d6,c7c5 g2g3,b1c3 c8d7,h7h6");
     }
 
     #[test]

@@ -353,9 +353,7 @@ mod tests {
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            state = crate::rng::xorshift64(state);
             state
         };
         let mut checked = 0;

@@ -88,8 +88,9 @@ impl Variant {
         self == Variant::Twinmove
     }
 
-    /// Whether repetitions count positions half way through a turn too.
-    pub fn counts_half_way_positions(self) -> bool {
+    /// Whether repetitions count positions half way through a turn too. Applied only by
+    /// [`Position::counts_for_repetition`], the repetition rule's one home.
+    pub(crate) fn counts_half_way_positions(self) -> bool {
         self == Variant::TwoMove
     }
 

@@ -136,10 +136,14 @@ impl Clock {
         self.run(Some(side), now);
     }
 
-    /// Time the server was away does not count: the running side is charged from `by_ms` later.
-    pub fn forgive(&mut self, by_ms: i64) {
+    /// The service was down from `down_since` until `now`: the running side is charged for the
+    /// time it used while the service was up (up to `down_since`), not for the downtime, and runs
+    /// again from `now`.
+    pub fn skip_downtime(&mut self, down_since: i64, now: i64) {
         if let Some(run) = self.running.as_mut() {
-            run.since += by_ms.max(0);
+            let used_until = down_since.clamp(run.since, now.max(run.since));
+            self.remaining_ms[run.side as usize] -= used_until - run.since;
+            run.since = now.max(run.since);
         }
     }
 
@@ -232,10 +236,16 @@ mod tests {
         );
         c.resume(White, 100_000);
         assert_eq!(c.remaining(101_000), [5_000, 10_000]);
-        // A server down for 30 s: the time used before stays charged, the downtime is free.
-        c.charge(102_000);
-        c.forgive(30_000);
+        // Used 2 s more, then the service was down from 102 000 to 132 000: the 2 s stay charged,
+        // the 30 s are free, the clock runs again from 132 000.
+        c.skip_downtime(102_000, 132_000);
+        assert_eq!(c.remaining(132_000), [4_000, 10_000]);
         assert_eq!(c.remaining(132_500), [3_500, 10_000]);
+        // A downtime that began before the clock started charges nothing.
+        let mut d = Clock::new(10_000, 0);
+        d.run(Some(Black), 50_000);
+        d.skip_downtime(40_000, 60_000);
+        assert_eq!(d.remaining(60_000), [10_000, 10_000]);
     }
 
     #[test]

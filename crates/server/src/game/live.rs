@@ -7,7 +7,7 @@ use super::clock::Clock;
 use super::error::GameError;
 use super::record::{EngineSeat, Imposed, Meta, Side, TakebackRecord};
 use crate::store::{Change, GameRow, MoveRow, Status, StoredGame};
-use rules::notation::parse_uci;
+use rules::notation::{parse_uci, san};
 use rules::outcome::{can_win, DrawReason, Outcome, WinReason};
 use rules::{Color, Game, Move, Phase, Position, Variant};
 
@@ -25,6 +25,9 @@ pub struct Live {
     pub game: Game,
     /// The stored move rows, one per move of `game`.
     pub moves: Vec<MoveRow>,
+    /// SAN of each move, computed once when it is played (a state lists every turn's SAN, and SAN
+    /// needs move generation: recomputing it for the whole game on every change costs O(game)).
+    pub san: Vec<String>,
 }
 
 fn encode_move(m: Move) -> String {
@@ -48,6 +51,7 @@ impl Live {
             meta,
             game: Game::new(start),
             moves: Vec::new(),
+            san: Vec::new(),
         }
     }
 
@@ -59,6 +63,7 @@ impl Live {
         let meta: Meta =
             serde_json::from_str(&row.meta).map_err(|e| format!("stored record: {e}"))?;
         let mut game = Game::new(start);
+        let mut sans = Vec::with_capacity(s.moves.len());
         for m in &s.moves {
             let (uci, double) = match m.uci.strip_suffix('*') {
                 Some(u) => (u, true),
@@ -66,6 +71,7 @@ impl Live {
             };
             let mv = parse_uci(game.position(), uci).map_err(|e| e.0)?;
             let mv = if double { mv.as_double_start() } else { mv };
+            sans.push(san(game.position(), mv));
             game.play(mv)
                 .map_err(|e| format!("stored move {}: {e}", m.uci))?;
         }
@@ -82,6 +88,7 @@ impl Live {
             meta,
             game,
             moves: s.moves,
+            san: sans,
         })
     }
 
@@ -403,6 +410,7 @@ impl Live {
         }
         let new = &self.game.moves()[before..];
         for (i, &mv) in new.iter().enumerate() {
+            self.san.push(san(&self.game.positions()[before + i], mv));
             let last = i + 1 == new.len();
             self.moves.push(MoveRow {
                 ply: (before + i) as i32,
@@ -545,6 +553,7 @@ impl Live {
         }
         self.game.undo(from - to);
         self.moves.truncate(to);
+        self.san.truncate(to);
         self.meta.takebacks.push(TakebackRecord {
             by: Side::from(c),
             from_ply: from,
@@ -556,6 +565,11 @@ impl Live {
         self.meta.draw_offer = None;
         self.sync_clock(now);
         Ok(())
+    }
+
+    /// SAN of a turn's moves joined by commas (`Nf3,e4`), from the cache.
+    pub fn turn_san(&self, t: &rules::game::TurnRecord) -> String {
+        self.san[t.start..t.start + t.moves.len()].join(",")
     }
 
     /// The mover's clock after each completed turn (for the state and PGN `%clk`).

@@ -399,6 +399,8 @@ fn the_stored_form_rebuilds_the_same_game() {
     g.apply(B, &Action::Resign, 30).unwrap();
     let back = Live::from_stored(g.to_stored()).unwrap();
     assert_eq!(back.moves, g.moves);
+    assert_eq!(back.san, g.san);
+    assert_eq!(back.san, ["e4", "d4"]);
     assert_eq!(back.moves[0].uci, "e2e4*");
     assert_eq!(back.meta, g.meta);
     assert_eq!(back.game.outcome(), g.game.outcome());

@@ -247,7 +247,7 @@ impl Live {
                     .map(|m| m.uci())
                     .collect::<Vec<_>>()
                     .join(","),
-                san: self.game.turn_san(t),
+                san: self.turn_san(t),
                 kind: turn_kind(variant, &self.game.positions()[t.start], t.moves.len()),
                 complete: !(open && i + 1 == turns.len()),
                 clock_ms: clocks.get(i).copied().flatten(),

@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use std::fmt;
 use std::sync::Arc;
 
+pub mod postgres;
 pub mod sqlite;
 
 /// Opens the store named by `db` and brings its schema up to date (migrations): `postgres://…` or
@@ -20,7 +21,7 @@ pub mod sqlite;
 /// (PostgreSQL `application_name`); it is not stored with the data.
 pub async fn open(db: &str, node: &str) -> anyhow::Result<Arc<dyn Store>> {
     if db.starts_with("postgres://") || db.starts_with("postgresql://") {
-        anyhow::bail!("PostgreSQL ({db}) is not supported yet for node {node}")
+        Ok(Arc::new(postgres::PgStore::open(db, node).await?))
     } else {
         let path = db
             .strip_prefix("sqlite://")

@@ -1,0 +1,150 @@
+//! Test helpers for the stores: a SQLite file in a temporary directory, and a fresh PostgreSQL
+//! database per test on the cluster named by `DOUBLEMOVE_TEST_PG` (scripts/test starts one) or,
+//! when that is unset, on a throwaway cluster this test binary starts once with scripts/pg-cluster.
+
+#![allow(dead_code)]
+
+use sqlx::{Connection, Executor, PgConnection};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+static PG: OnceLock<Result<String, String>> = OnceLock::new();
+
+/// The URL of the test cluster's base database. Panics with the reason when PostgreSQL cannot be
+/// had: a PostgreSQL test must never pass without PostgreSQL.
+pub fn pg_url() -> String {
+    match PG.get_or_init(find_or_start_pg) {
+        Ok(url) => url.clone(),
+        Err(why) => panic!(
+            "the PostgreSQL store tests need a PostgreSQL server and none could be had: {why}\n\
+             (set DOUBLEMOVE_TEST_PG=postgres://… or make scripts/pg-cluster work)"
+        ),
+    }
+}
+
+fn find_or_start_pg() -> Result<String, String> {
+    if let Ok(url) = std::env::var("DOUBLEMOVE_TEST_PG") {
+        if !url.is_empty() {
+            return Ok(url);
+        }
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "doublemove-pg-{}-{:08x}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    start_cluster(&dir)
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/pg-cluster")
+}
+
+/// Starts a cluster in `dir` with scripts/pg-cluster; its URL. It is stopped (and `dir` removed)
+/// once this test process has exited, if not before.
+fn start_cluster(dir: &Path) -> Result<String, String> {
+    let script = script();
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg("start")
+        .arg(dir)
+        .arg("--watch")
+        .arg(std::process::id().to_string())
+        .output()
+        .map_err(|e| format!("running {}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} start failed: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .last()
+        .filter(|l| l.starts_with("postgres://"))
+        .map(str::to_string)
+        .ok_or_else(|| format!("pg-cluster printed no URL: {stdout}"))
+}
+
+/// A cluster of a test's own, for a test that stops the server; stopped on drop.
+pub struct OwnCluster {
+    dir: PathBuf,
+    pub url: String,
+}
+
+impl OwnCluster {
+    /// Blocks for a few seconds (initdb): call it from `spawn_blocking`.
+    pub fn start() -> OwnCluster {
+        let dir = std::env::temp_dir().join(format!(
+            "doublemove-pg-own-{}-{:08x}",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
+        match start_cluster(&dir) {
+            Ok(url) => OwnCluster { dir, url },
+            Err(why) => panic!("this test needs a PostgreSQL cluster of its own: {why}"),
+        }
+    }
+
+    /// Stops the server at once (no shutdown checkpoint) and removes the cluster.
+    pub fn stop(&self) {
+        let _ = Command::new("bash")
+            .arg(script())
+            .arg("stop")
+            .arg(&self.dir)
+            .status();
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A new, empty database on the test cluster (so tests do not see each other's games); its URL.
+pub async fn fresh_pg_db() -> String {
+    let base = pg_url();
+    let name = format!("t_{:016x}", rand::random::<u64>());
+    let mut conn = PgConnection::connect(&base)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to the test PostgreSQL at {base}: {e}"));
+    conn.execute(format!("CREATE DATABASE {name}").as_str())
+        .await
+        .unwrap_or_else(|e| panic!("creating database {name}: {e}"));
+    let _ = conn.close().await;
+    with_database(&base, &name)
+}
+
+/// `url` with its database name replaced by `name`.
+fn with_database(url: &str, name: &str) -> String {
+    let (url, query) = match url.split_once('?') {
+        Some((u, q)) => (u, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let head = match rest.find('/') {
+        Some(i) => &url[..url.len() - rest.len() + i],
+        None => url,
+    };
+    format!("{head}/{name}{query}")
+}
+
+#[test]
+fn database_names_replace() {
+    assert_eq!(
+        with_database("postgres://postgres@127.0.0.1:5432/doublemove_test", "t_1"),
+        "postgres://postgres@127.0.0.1:5432/t_1"
+    );
+    assert_eq!(
+        with_database("postgres://u@h:1/d?sslmode=disable", "t_2"),
+        "postgres://u@h:1/t_2?sslmode=disable"
+    );
+    assert_eq!(
+        with_database("postgres://u@h:1", "t_3"),
+        "postgres://u@h:1/t_3"
+    );
+}
