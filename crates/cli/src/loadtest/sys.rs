@@ -76,6 +76,27 @@ pub fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
+/// `serve` flags that lift the per-client limits for the load test: every player, watcher and
+/// request comes from 127.0.0.1, which the server would otherwise treat as one client (game
+/// creation and request rates, sockets per client) — and the node-wide socket cap is raised above
+/// 10,000 games' sockets plus idle watchers. A server given with `--target` needs the same flags.
+pub const LOAD_LIMITS: [&str; 14] = [
+    "--create-burst",
+    "1000000",
+    "--create-period-ms",
+    "1",
+    "--request-burst",
+    "1000000",
+    "--request-period-ms",
+    "1",
+    "--sockets-per-client",
+    "1000000",
+    "--sockets-total",
+    "1000000",
+    "--engine-games-per-client",
+    "1000000",
+];
+
 /// A spawned `doublemove serve`, killed (SIGKILL) when dropped.
 pub struct ServerChild {
     pub child: Child,
@@ -101,6 +122,7 @@ impl ServerChild {
             .arg(db)
             .arg("--node")
             .arg(node)
+            .args(LOAD_LIMITS)
             .env(
                 "RUST_LOG",
                 std::env::var("RUST_LOG").unwrap_or("warn".into()),
