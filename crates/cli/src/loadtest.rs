@@ -502,6 +502,8 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
     let need = 2 * args.games as u64 + args.idle_sockets as u64 + 256;
     match sys::raise_open_files_limit(need) {
         (Some(l), None) => println!("open files: soft limit {l} (need about {need})"),
+        // Spawned servers inherit the limit and would fail to accept sockets half way through.
+        (_, Some(w)) if args.spawn || args.spawn_nodes.is_some() => return Err(w),
         (_, Some(w)) => {
             eprintln!("warning: {w}");
             println!("open files: WARNING: {w}");
