@@ -47,7 +47,10 @@ impl Node {
                     return node;
                 }
             }
-            assert!(Instant::now() < deadline, "node {name} did not become ready");
+            assert!(
+                Instant::now() < deadline,
+                "node {name} did not become ready"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -129,7 +132,11 @@ async fn players_on_two_nodes_and_a_watcher_on_a_third() {
     let white = c["token"].as_str().unwrap().to_string();
     // The open game is listed on every node.
     let (_, open) = get(&n3, "/api/games?status=open").await;
-    assert!(open["games"].as_array().unwrap().iter().any(|g| g["id"] == id.as_str()));
+    assert!(open["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["id"] == id.as_str()));
     let (s, j) = post(
         &n2,
         &format!("/api/games/{id}/join"),
@@ -141,9 +148,10 @@ async fn players_on_two_nodes_and_a_watcher_on_a_third() {
     let black = j["token"].as_str().unwrap().to_string();
 
     // A watcher on the third node.
-    let (mut watch, _) = tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", n3.addr))
-        .await
-        .expect("watcher connects");
+    let (mut watch, _) =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", n3.addr))
+            .await
+            .expect("watcher connects");
     let turns: [(&Node, &str, &str); 6] = [
         (&n1, &white, "e2e4"),
         (&n2, &black, "g8f6,b8c6"),
@@ -184,16 +192,30 @@ async fn players_on_two_nodes_and_a_watcher_on_a_third() {
         let g = wait_for(n, &id, 10, |g| moves(g) == expected).await;
         assert_eq!(g["status"], "started");
         let (_, started) = get(n, "/api/games?status=started").await;
-        assert!(started["games"].as_array().unwrap().iter().any(|g| g["id"] == id.as_str()));
+        assert!(started["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == id.as_str()));
     }
     // Resign on node 3 with White's token: the archive is the same everywhere.
-    let (s, _) = post(&n3, &format!("/api/games/{id}/resign"), Some(&white), json!({})).await;
+    let (s, _) = post(
+        &n3,
+        &format!("/api/games/{id}/resign"),
+        Some(&white),
+        json!({}),
+    )
+    .await;
     assert_eq!(s, 200);
     for n in [&n1, &n2] {
         let g = wait_for(n, &id, 10, |g| g["status"] == "finished").await;
         assert_eq!(g["winner"], "black");
         let (_, done) = get(n, "/api/games?status=finished").await;
-        assert!(done["games"].as_array().unwrap().iter().any(|g| g["id"] == id.as_str()));
+        assert!(done["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == id.as_str()));
     }
 }
 
@@ -203,10 +225,22 @@ async fn two_nodes_never_both_accept_a_move_for_one_position() {
     let n1 = Node::start(&db, "r1").await;
     let n2 = Node::start(&db, "r2").await;
     for round in 0..5 {
-        let (_, c) = post(&n1, "/api/games", None, json!({"variant": "chess", "color": "white"})).await;
+        let (_, c) = post(
+            &n1,
+            "/api/games",
+            None,
+            json!({"variant": "chess", "color": "white"}),
+        )
+        .await;
         let id = c["id"].as_str().unwrap().to_string();
         let white = c["token"].as_str().unwrap().to_string();
-        let (_, j) = post(&n2, &format!("/api/games/{id}/join"), None, json!({"invite": c["invite"]})).await;
+        let (_, j) = post(
+            &n2,
+            &format!("/api/games/{id}/join"),
+            None,
+            json!({"invite": c["invite"]}),
+        )
+        .await;
         assert!(j["token"].is_string(), "{j}");
         // Both nodes load the game, then get a different first move for it at once.
         get(&n1, &format!("/api/games/{id}")).await;
@@ -217,9 +251,15 @@ async fn two_nodes_never_both_accept_a_move_for_one_position() {
             post(&n2, &path, Some(&white), json!({"move": "d2d4"})),
         );
         let ok = [a.0, b.0].iter().filter(|s| **s == 200).count();
-        assert_eq!(ok, 1, "round {round}: exactly one first move is accepted: {a:?} {b:?}");
+        assert_eq!(
+            ok, 1,
+            "round {round}: exactly one first move is accepted: {a:?} {b:?}"
+        );
         let refused = if a.0 == 200 { &b } else { &a };
-        assert_eq!(refused.0, 409, "the other is refused as not White's turn: {refused:?}");
+        assert_eq!(
+            refused.0, 409,
+            "the other is refused as not White's turn: {refused:?}"
+        );
         for n in [&n1, &n2] {
             let g = wait_for(n, &id, 10, |g| moves(g) == 1).await;
             let accepted = if a.0 == 200 { "e2e4" } else { "d2d4" };
@@ -246,15 +286,33 @@ async fn a_node_killed_while_its_engine_thinks_and_a_flag_that_falls_while_its_n
     assert_eq!(s, 201, "{c}");
     let engine_game = c["id"].as_str().unwrap().to_string();
     let me = c["token"].as_str().unwrap().to_string();
-    let (s, g) = post(&n1, &format!("/api/games/{engine_game}/move"), Some(&me), json!({"move": "e2e4"})).await;
+    let (s, g) = post(
+        &n1,
+        &format!("/api/games/{engine_game}/move"),
+        Some(&me),
+        json!({"move": "e2e4"}),
+    )
+    .await;
     assert_eq!(s, 200, "{g}");
 
     // A game between people with a 1 s clock, played on node 1 only, so that Black's clock runs.
-    let (_, h) = post(&n1, "/api/games", None, json!({"variant": "chess", "color": "white",
-        "clock": {"limit": 2, "increment": 0}})).await;
+    let (_, h) = post(
+        &n1,
+        "/api/games",
+        None,
+        json!({"variant": "chess", "color": "white",
+        "clock": {"limit": 2, "increment": 0}}),
+    )
+    .await;
     let flag_game = h["id"].as_str().unwrap().to_string();
     let w = h["token"].as_str().unwrap().to_string();
-    let (_, j) = post(&n1, &format!("/api/games/{flag_game}/join"), None, json!({"invite": h["invite"]})).await;
+    let (_, j) = post(
+        &n1,
+        &format!("/api/games/{flag_game}/join"),
+        None,
+        json!({"invite": h["invite"]}),
+    )
+    .await;
     let b = j["token"].as_str().unwrap().to_string();
     let path = format!("/api/games/{flag_game}/move");
     for (t, m) in [(&w, "e2e4"), (&b, "e7e5"), (&w, "g1f3")] {

@@ -221,7 +221,7 @@ async fn analysis_socket(
                     Some(Err(e)) => {
                         // tungstenite reports an oversized message or frame as a capacity error;
                         // say so with 1009 rather than dropping the connection.
-                        if e.to_string().contains("Space limit exceeded") {
+                        if crate::limits::is_too_big(&e) {
                             let frame = CloseFrame {
                                 code: CLOSE_TOO_BIG,
                                 reason: format!("message too big (at most {max_message} bytes)")

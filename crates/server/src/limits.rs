@@ -399,6 +399,11 @@ impl MessageRate {
         MessageRate::new(l.analysis_request_burst, l.analysis_request_period)
     }
 
+    /// A game socket's message rate (the same numbers: a player sends a few messages a turn).
+    pub fn game(l: &ServerLimits) -> MessageRate {
+        MessageRate::new(l.analysis_request_burst, l.analysis_request_period)
+    }
+
     /// Takes one message's place, or the refusal's text: `too many requests: …, retry in N s`.
     pub fn check(&self) -> Result<(), String> {
         use governor::clock::{Clock, DefaultClock};
@@ -537,6 +542,12 @@ pub fn limit_upgrade(ws: WebSocketUpgrade, l: &ServerLimits) -> WebSocketUpgrade
 pub const CLOSE_POLICY: u16 = 1008;
 /// Close code 1009: a message was too big.
 pub const CLOSE_TOO_BIG: u16 = 1009;
+
+/// Whether a socket read failed on the message size limit (tungstenite's capacity error), which
+/// is answered with a 1009 close frame rather than a dropped connection.
+pub fn is_too_big(e: &axum::Error) -> bool {
+    e.to_string().contains("Space limit exceeded")
+}
 /// Close code 1013: the server is overloaded, try again later.
 pub const CLOSE_TRY_AGAIN: u16 = 1013;
 

@@ -115,6 +115,7 @@ async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Opt
     let (mut tx, mut rx) = socket.split();
     let mut events = slot.tx.subscribe();
     let mut shutdown = hub.shutdown.subscribe();
+    let rate = crate::limits::MessageRate::game(&hub.bounds.limits);
     let first = state_text(&*slot.live.lock().await, StateKind::GameFull);
     if tx.send(Message::Text(first.into())).await.is_err() {
         return;
@@ -138,10 +139,19 @@ async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Opt
             msg = rx.next() => {
                 let text = match msg {
                     Some(Ok(Message::Text(t))) => t,
+                    Some(Err(e)) if crate::limits::is_too_big(&e) => {
+                        let reason = format!("message too big (at most {MAX_MESSAGE} bytes)");
+                        let _ = tx.send(close(crate::limits::CLOSE_TOO_BIG, &reason)).await;
+                        break;
+                    }
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                     Some(Ok(_)) => continue,
                 };
-                if let Err(e) = handle(&hub, &slot, color, text.as_str()).await {
+                let r = match rate.check() {
+                    Ok(()) => handle(&hub, &slot, color, text.as_str()).await,
+                    Err(why) => Err(ApiError::new(axum::http::StatusCode::TOO_MANY_REQUESTS, why)),
+                };
+                if let Err(e) = r {
                     let err = ErrorMessage::new(e.status.as_u16(), e.message);
                     let text = serde_json::to_string(&err).expect("errors serialise");
                     if tx.send(Message::Text(text.into())).await.is_err() {

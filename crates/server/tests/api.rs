@@ -8,6 +8,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use server::{Config, Server};
 use std::time::Duration;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
 struct T {
@@ -17,12 +18,16 @@ struct T {
 }
 
 async fn start(db: &str) -> T {
+    start_with(db, server::limits::ServerLimits::default()).await
+}
+
+async fn start_with(db: &str, limits: server::limits::ServerLimits) -> T {
     let srv = server::start(Config {
         addr: "127.0.0.1:0".parse().unwrap(),
         db: db.to_string(),
         node: None,
         lease_ms: None,
-        limits: server::limits::ServerLimits::default(),
+        limits,
     })
     .await
     .expect("server starts");
@@ -816,6 +821,118 @@ async fn a_deleted_database_is_answered_with_503() {
     assert_eq!(g["moves"].as_array().unwrap().len(), 0);
     let (s, _) = t.get("/healthz").await;
     assert_eq!(s, 200, "alive, though not ready");
+    t.srv.stop().await;
+}
+
+/// Each bound answers as documented: 429 with the reason for creation and engine-game caps, a close
+/// frame 1008 with the reason for one socket too many, 1009 for an oversized message.
+#[tokio::test]
+async fn bounds_answer_429_and_close_codes() {
+    use server::limits::ServerLimits;
+    let db = Db::sqlite();
+    let limits = ServerLimits {
+        create_burst: 3,
+        engine_games_per_client: 1,
+        sockets_per_client: 2,
+        ..ServerLimits::default()
+    };
+    let t = start_with(&db.url, limits).await;
+    let (_, _, first) = t
+        .create(json!({"opponent": "engine", "level": 1, "color": "white"}))
+        .await;
+    let (s, e) = t
+        .post(
+            "/api/games",
+            None,
+            json!({"opponent": "engine", "level": 1}),
+        )
+        .await;
+    assert_eq!(s, 429, "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("against the engine"),
+        "{e}"
+    );
+    // A game against a person is still allowed, then the creation rate is used up.
+    let (id, _, _) = t.create(json!({"color": "white"})).await;
+    let (s, e) = t.post("/api/games", None, json!({})).await;
+    assert_eq!(s, 429, "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("too many requests"),
+        "{e}"
+    );
+    // Resigning the engine game frees its place (the rate limit still holds: checked above).
+    let engine_id = first["id"].as_str().unwrap();
+    let (s, _) = t
+        .post(
+            &format!("/api/games/{engine_id}/resign"),
+            first["token"].as_str(),
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, 200);
+
+    // Sockets: two per client; the third is closed at once with 1008 and the reason.
+    let url = t.ws_url(&format!("/api/games/{id}/ws"));
+    let (mut a, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    let (_b, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    a.next().await.unwrap().unwrap();
+    let (mut c, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+    match c.next().await.unwrap().unwrap() {
+        Message::Close(Some(f)) => {
+            assert_eq!(u16::from(f.code), 1008);
+            assert!(f.reason.contains("too many sockets"), "{}", f.reason);
+        }
+        m => panic!("expected a close frame, got {m:?}"),
+    }
+    // Messages on a socket are rate-limited: 40 at once get at least one 429 error back.
+    let mut b = _b;
+    b.next().await.unwrap().unwrap();
+    for _ in 0..40 {
+        b.send(Message::Text(r#"{"type":"ping"}"#.into()))
+            .await
+            .unwrap();
+    }
+    let m = tokio::time::timeout(Duration::from_secs(5), b.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
+    assert_eq!(v["type"], "error");
+    assert_eq!(v["status"], 429, "{v}");
+    // A message over 16 KiB closes the socket with 1009.
+    a.send(Message::Text("x".repeat(20_000).into()))
+        .await
+        .unwrap();
+    let mut closed = None;
+    while let Some(Ok(m)) = a.next().await {
+        if let Message::Close(f) = m {
+            closed = f.map(|f| u16::from(f.code));
+            break;
+        }
+    }
+    assert_eq!(closed, Some(1009));
+    // Security headers on every answer.
+    let r = t
+        .http
+        .get(format!("{}/api/games", t.base))
+        .send()
+        .await
+        .unwrap();
+    let h = r.headers();
+    assert!(h["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("frame-ancestors 'none'"));
+    assert_eq!(h["x-frame-options"], "DENY");
+    assert_eq!(h["x-content-type-options"], "nosniff");
+    assert!(h.contains_key("referrer-policy"));
+    // A WebSocket from another site's page is refused.
+    let mut req = url.as_str().into_client_request().unwrap();
+    req.headers_mut()
+        .insert("origin", "https://evil.example".parse().unwrap());
+    let err = tokio_tungstenite::connect_async(req).await.unwrap_err();
+    assert!(err.to_string().contains("403"), "{err}");
     t.srv.stop().await;
 }
 
