@@ -244,7 +244,7 @@ async fn setup(
     let mut players = Vec::with_capacity(2);
     for (addr, token) in addrs.into_iter().zip([white, black]) {
         let url = format!("ws://{addr}/api/games/{id}/ws?token={token}");
-        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+        let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
             .await
             .map_err(|e| format!("connecting {url}: {e}"))?;
         wait_for(&mut ws, 0).await?;
@@ -583,9 +583,10 @@ async fn open_watchers(addr: SocketAddr, id: &str, count: usize, conc: usize) ->
         .map(|_| {
             let url = url.clone();
             async move {
-                let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let (mut ws, _) =
+                    tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
+                        .await
+                        .map_err(|e| e.to_string())?;
                 wait_for(&mut ws, 0).await?;
                 Ok::<Ws, String>(ws)
             }
