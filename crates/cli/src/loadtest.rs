@@ -1,9 +1,15 @@
 //! `doublemove loadtest`: a load benchmark of the game server (docs/load.md). N human-vs-human games
-//! run at once on loopback, both players of each game on their own game WebSocket, each side sending
-//! whole turns from a fixed legal sequence (chosen with the rules crate so that no game ends). For
-//! every turn it measures the time from sending it on the mover's socket to the update arriving on
-//! the opponent's socket; at the end it checks that every acknowledged move is stored (with `--spawn`
-//! after killing the server and restarting it on the same database).
+//! run at once on loopback, both players of each game on their own game WebSocket (on two different
+//! nodes when there are several), each side sending whole turns from a fixed legal sequence (chosen
+//! with the rules crate so that no game ends). For every turn it measures the time from sending it on
+//! the mover's socket to the update arriving on the opponent's socket; it reports the RSS of the
+//! spawned servers (idle, with every game live, per idle watcher socket with `--idle-sockets`), and
+//! at the end it checks that every acknowledged move is stored (with spawned servers after killing
+//! them and restarting one on the same database). `--seed-archive` and `--startup` measure start-up
+//! on a large archive instead (loadtest/archive.rs).
+
+mod archive;
+mod sys;
 
 use clap::Args;
 use futures_util::{SinkExt, StreamExt};
@@ -14,10 +20,10 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use sys::{cpu_seconds, loadavg, mib, rss_kib, ServerChild};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -29,28 +35,57 @@ pub struct LoadArgs {
     /// Concurrent games (each: two players, two WebSockets)
     #[arg(long, default_value_t = 1000)]
     games: usize,
-    /// Turns per game, both sides together
+    /// Turns per game, both sides together (also the length of --seed-archive games)
     #[arg(long, default_value_t = 40)]
     moves: usize,
     /// chess, two-move, double-move or twinmove
     #[arg(long, default_value = "two-move")]
     variant: Variant,
-    /// A server already running on loopback (HOST:PORT)
-    #[arg(long, conflicts_with = "spawn", required_unless_present = "spawn")]
-    addr: Option<String>,
+    /// A server already running on loopback (HOST:PORT); give it several times for several nodes
+    /// (a game's two players connect to two different ones, round robin). `--addr` is an alias.
+    #[arg(long = "target", visible_alias = "addr", value_name = "HOST:PORT")]
+    targets: Vec<String>,
     /// Start `doublemove serve` as a child process on a free loopback port, stop it at the end
-    #[arg(long)]
+    #[arg(long, conflicts_with = "targets")]
     spawn: bool,
-    /// With --spawn: the database file, kept (default: a temporary file, deleted at the end)
-    #[arg(long, requires = "spawn")]
-    db: Option<PathBuf>,
+    /// Start N `doublemove serve` children sharing the --db (N > 1 needs postgres://…); implies
+    /// --spawn
+    #[arg(long, value_name = "N", conflicts_with = "targets")]
+    spawn_nodes: Option<usize>,
+    /// The database of the spawned servers, --seed-archive and --startup: an SQLite path or
+    /// postgres://… (default with --spawn: a temporary SQLite file per run, deleted at the end)
+    #[arg(long)]
+    db: Option<String>,
+    /// Extra WebSockets opened to one game as watchers after the setup; the RSS growth of its node
+    /// per socket is reported (then they are closed before the play starts)
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    idle_sockets: usize,
+    /// Insert N finished games (of --moves turns) into --db through the server's store, then stop
+    /// (or go on with --startup)
+    #[arg(long, value_name = "N", requires = "db")]
+    seed_archive: Option<usize>,
+    /// Spawn `doublemove serve` on --db and print the time until /readyz answers 200 and its RSS
+    /// then (--runs times); plays no games
+    #[arg(long, requires = "db")]
+    startup: bool,
+    /// Repeat the whole run K times back to back and print the spread
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    runs: usize,
+    /// Worker threads of the client's runtime (the client shares the machine with the servers)
+    #[arg(long, default_value_t = 1)]
+    client_threads: usize,
     /// Start no new turn after this many seconds of play
     #[arg(long, default_value_t = 600)]
     duration_limit: u64,
-    /// Each player's thinking time before a turn in ms, spread uniformly over ±50%
+    /// Each player's thinking time before a turn in ms, spread uniformly over ±50% (or up to
+    /// --think-max-ms)
     #[arg(long, default_value_t = 0)]
     think_ms: u64,
-    /// Games being created, joined and connected at once before the start
+    /// With --think-ms T: thinking times uniform over T..MAX instead of ±50%
+    #[arg(long, value_name = "MAX")]
+    think_max_ms: Option<u64>,
+    /// Games being created, joined and connected at once before the start (also: concurrent
+    /// creates of --seed-archive ×16, reads of the durability check)
     #[arg(long, default_value_t = 32)]
     setup_concurrency: usize,
     /// Seconds to wait for one turn's update before counting an error
@@ -121,6 +156,9 @@ struct GameReport {
     acked: usize,
     error: Option<String>,
     cut_short: bool,
+    /// White's token (to resign the game at the end) and the target it was created on.
+    white_token: Option<String>,
+    home: Option<SocketAddr>,
 }
 
 struct Player {
@@ -175,14 +213,16 @@ async fn wait_for(ws: &mut Ws, count: usize) -> Result<usize, String> {
     }
 }
 
-/// Creates a game (creator white), joins it and connects both players' sockets.
+/// Creates a game (creator white) on `addrs[0]`, joins it there and connects white's socket to
+/// `addrs[0]` and black's to `addrs[1]` (another node when there are several).
 async fn setup(
     http: &reqwest::Client,
-    addr: SocketAddr,
+    addrs: [SocketAddr; 2],
     variant: Variant,
     report: &mut GameReport,
 ) -> Result<[Player; 2], String> {
-    let base = format!("http://{addr}");
+    let base = format!("http://{}", addrs[0]);
+    report.home = Some(addrs[0]);
     let created = post(
         http,
         format!("{base}/api/games"),
@@ -192,6 +232,7 @@ async fn setup(
     let id = field(&created, "id")?;
     report.id = Some(id.clone());
     let white = field(&created, "token")?;
+    report.white_token = Some(white.clone());
     let invite = field(&created, "invite")?;
     let joined = post(
         http,
@@ -201,9 +242,9 @@ async fn setup(
     .await?;
     let black = field(&joined, "token")?;
     let mut players = Vec::with_capacity(2);
-    for token in [white, black] {
+    for (addr, token) in addrs.into_iter().zip([white, black]) {
         let url = format!("ws://{addr}/api/games/{id}/ws?token={token}");
-        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+        let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
             .await
             .map_err(|e| format!("connecting {url}: {e}"))?;
         wait_for(&mut ws, 0).await?;
@@ -224,15 +265,20 @@ async fn play(
     report: &mut GameReport,
 ) -> Result<(), String> {
     let mut rng = SplitMix64::new(seed);
+    // Thinking time: uniform over think_ms ± 50%, or over think_ms..think_max_ms.
+    let (lo, hi) = match args.think_max_ms {
+        Some(max) => (args.think_ms as f64, max.max(args.think_ms) as f64),
+        None => (args.think_ms as f64 * 0.5, args.think_ms as f64 * 1.5),
+    };
     let timeout = Duration::from_secs(args.turn_timeout);
     if args.think_ms > 0 {
         // Spread the first turns over one thinking time instead of starting all games at once.
-        let ms = rng.next_f64() * args.think_ms as f64;
+        let ms = rng.next_f64() * (lo + hi) / 2.0;
         tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
     }
     for (i, turn) in seq.iter().enumerate() {
         if i > 0 && args.think_ms > 0 {
-            let ms = args.think_ms as f64 * (0.5 + rng.next_f64());
+            let ms = lo + (hi - lo) * rng.next_f64();
             tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
         }
         if Instant::now() >= deadline {
@@ -284,90 +330,6 @@ async fn play(
     Ok(())
 }
 
-/// The soft limit on open files, from /proc/self/limits (Linux).
-fn open_files_limit() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
-}
-
-/// User + system CPU seconds of a process, from /proc/PID/stat (Linux, 100 ticks a second).
-fn cpu_seconds(pid: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &text[text.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 / 100.0)
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
-/// A spawned `doublemove serve`, killed when dropped.
-struct ServerChild {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl ServerChild {
-    fn start(db: &Path) -> Result<ServerChild, String> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("finding a free port: {e}"))?
-            .port();
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let exe = std::env::current_exe().map_err(|e| format!("current executable: {e}"))?;
-        let child = Command::new(exe)
-            .arg("serve")
-            .arg("--addr")
-            .arg(addr.to_string())
-            .arg("--db")
-            .arg(db)
-            .env(
-                "RUST_LOG",
-                std::env::var("RUST_LOG").unwrap_or("warn".into()),
-            )
-            .stdin(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("starting the server: {e}"))?;
-        Ok(ServerChild { child, addr })
-    }
-
-    /// Waits (at most 60 s) until the server answers.
-    async fn ready(&mut self, http: &reqwest::Client) -> Result<(), String> {
-        let url = format!("http://{}/api/games?status=open&limit=1", self.addr);
-        let until = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < until {
-            if let Ok(Some(st)) = self.child.try_wait() {
-                return Err(format!("the server exited: {st}"));
-            }
-            if let Ok(r) = http.get(&url).send().await {
-                if r.status().is_success() {
-                    return Ok(());
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Err("the server did not answer within 60 s".into())
-    }
-
-    /// SIGKILL: nothing is flushed on the way out, so what survives is what was committed.
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for ServerChild {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn percentile(sorted: &[u32], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -376,14 +338,15 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
     sorted[i] as f64 / 1000.0
 }
 
-/// Every game's stored move count compared with what was acknowledged: (lost, extra, failed reads).
+/// Every game's stored move count (read from the given node) compared with what was acknowledged:
+/// (lost, extra, failed reads).
 async fn verify(
     http: &reqwest::Client,
-    addr: SocketAddr,
-    games: &[(String, usize)],
+    games: &[(String, usize, SocketAddr)],
+    concurrency: usize,
 ) -> (Vec<String>, usize, Vec<String>) {
     let checks = futures_util::stream::iter(games.iter().cloned())
-        .map(|(id, acked)| async move {
+        .map(|(id, acked, addr)| async move {
             let url = format!("http://{addr}/api/games/{id}");
             let r = async {
                 let r = http.get(&url).send().await.map_err(|e| e.to_string())?;
@@ -398,7 +361,7 @@ async fn verify(
             .await;
             (id, acked, r)
         })
-        .buffer_unordered(32)
+        .buffer_unordered(concurrency.max(1))
         .collect::<Vec<_>>()
         .await;
     let (mut lost, mut extra, mut failed) = (Vec::new(), 0, Vec::new());
@@ -413,86 +376,308 @@ async fn verify(
     (lost, extra, failed)
 }
 
-pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
-    if args.games == 0 || args.moves == 0 {
-        return Err("--games and --moves must be at least 1".into());
+/// Resigns every game (white resigns over HTTP), so that a kept database or a running server is
+/// left with finished games only. Returns (resigned, failed).
+async fn resign_all(
+    http: &reqwest::Client,
+    games: &[(String, String, SocketAddr)],
+    concurrency: usize,
+) -> (usize, usize) {
+    let results = futures_util::stream::iter(games.iter().cloned())
+        .map(|(id, token, addr)| async move {
+            http.post(format!("http://{addr}/api/games/{id}/resign"))
+                .bearer_auth(token)
+                .send()
+                .await
+                .is_ok_and(|r| r.status().is_success())
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect::<Vec<bool>>()
+        .await;
+    let ok = results.iter().filter(|&&b| b).count();
+    (ok, results.len() - ok)
+}
+
+/// One run's figures, for the line per run and the spread over runs.
+struct RunSummary {
+    turns_per_s: f64,
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    max: f64,
+    errors: usize,
+    lost: usize,
+    failed_reads: usize,
+    client_cpu_ms_per_turn: f64,
+}
+
+impl RunSummary {
+    fn ok(&self) -> bool {
+        self.errors == 0 && self.lost == 0 && self.failed_reads == 0
     }
-    tokio::runtime::Runtime::new()
+}
+
+fn is_postgres(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
+    if args.games == 0 || args.moves == 0 || args.runs == 0 {
+        return Err("--games, --moves and --runs must be at least 1".into());
+    }
+    let archive_mode = args.seed_archive.is_some() || args.startup;
+    let spawn = args.spawn || args.spawn_nodes.is_some();
+    if !archive_mode && !spawn && args.targets.is_empty() {
+        return Err(
+            "give --spawn, --spawn-nodes N or --target HOST:PORT (or --seed-archive / --startup)"
+                .into(),
+        );
+    }
+    let nodes = args.spawn_nodes.unwrap_or(1);
+    if nodes == 0 {
+        return Err("--spawn-nodes must be at least 1".into());
+    }
+    if nodes > 1 && !args.db.as_deref().is_some_and(is_postgres) {
+        return Err(
+            "--spawn-nodes N > 1 needs --db postgres://… (nodes share one database)".into(),
+        );
+    }
+    if !archive_mode && !spawn && args.db.is_some() {
+        return Err("--db is for spawned servers, --seed-archive and --startup".into());
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.client_threads.max(1))
+        .enable_all()
+        .build()
         .map_err(|e| e.to_string())?
         .block_on(run_async(Arc::new(args)))
 }
 
 async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
-    let need = 2 * args.games as u64 + 256;
-    if let Some(limit) = open_files_limit().filter(|&l| l < need) {
-        eprintln!(
-            "warning: the open-files limit is {limit}; {} games need about {need} \
-             (raise it with `ulimit -n {need}`)",
-            args.games
-        );
-    }
     let http = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(30))
         .build()
         .map_err(|e| e.to_string())?;
 
-    // The server: spawned on a temporary (or given) database, or one already running on loopback.
-    let temp_db = (args.spawn && args.db.is_none()).then(|| {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        std::env::temp_dir().join(format!(
+    if args.seed_archive.is_some() || args.startup {
+        let db = args.db.as_deref().expect("clap requires --db");
+        if let Some(n) = args.seed_archive {
+            archive::seed(
+                db,
+                args.variant,
+                args.moves,
+                n,
+                16 * args.setup_concurrency.max(1),
+            )
+            .await?;
+        }
+        if args.startup {
+            let mut figures = Vec::new();
+            for k in 0..args.runs {
+                figures.push(archive::startup(&http, db, k).await?);
+            }
+            if figures.len() > 1 {
+                let mut t: Vec<f64> = figures.iter().map(|f| f.0).collect();
+                t.sort_by(f64::total_cmp);
+                let mut r: Vec<u64> = figures.iter().filter_map(|f| f.1).collect();
+                r.sort_unstable();
+                println!(
+                    "startup over {} runs: time to ready min {:.3} s, median {:.3} s, max {:.3} s; \
+                     RSS min {}, max {}",
+                    figures.len(),
+                    t[0],
+                    t[t.len() / 2],
+                    t[t.len() - 1],
+                    r.first().map_or("?".into(), |&k| mib(k)),
+                    r.last().map_or("?".into(), |&k| mib(k)),
+                );
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    // Open files: this client holds 2 sockets per game plus the idle sockets; each spawned server
+    // as many again (it inherits the limit raised here).
+    let need = 2 * args.games as u64 + args.idle_sockets as u64 + 256;
+    match sys::raise_open_files_limit(need) {
+        (Some(l), None) => println!("open files: soft limit {l} (need about {need})"),
+        // Spawned servers inherit the limit and would fail to accept sockets half way through.
+        (_, Some(w)) if args.spawn || args.spawn_nodes.is_some() => return Err(w),
+        (_, Some(w)) => {
+            eprintln!("warning: {w}");
+            println!("open files: WARNING: {w}");
+        }
+        (None, None) => println!("open files: limit unknown (no /proc/self/limits)"),
+    }
+
+    let mut summaries = Vec::new();
+    for k in 1..=args.runs {
+        if args.runs > 1 {
+            println!("=== run {k} of {} ===", args.runs);
+        }
+        let s = one_run(&args, &http).await?;
+        println!(
+            "run {k}: {:.0} turns/s, p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms, \
+             {} errors, {} games lost moves, {} unreadable, client {:.3} ms CPU per turn",
+            s.turns_per_s,
+            s.p50,
+            s.p90,
+            s.p99,
+            s.max,
+            s.errors,
+            s.lost,
+            s.failed_reads,
+            s.client_cpu_ms_per_turn
+        );
+        summaries.push(s);
+    }
+    if summaries.len() > 1 {
+        let spread = |f: fn(&RunSummary) -> f64| {
+            let mut v: Vec<f64> = summaries.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            (v[0], v[v.len() / 2], v[v.len() - 1])
+        };
+        let (a, b, c) = spread(|s| s.p99);
+        let (d, e, f) = spread(|s| s.max);
+        let (g, h, i) = spread(|s| s.turns_per_s);
+        println!(
+            "spread over {} runs: p99 min {a:.2} / median {b:.2} / max {c:.2} ms; max latency \
+             {d:.2} / {e:.2} / {f:.2} ms; turns/s {g:.0} / {h:.0} / {i:.0}; runs without errors \
+             or lost moves: {}",
+            summaries.len(),
+            summaries.iter().filter(|s| s.ok()).count()
+        );
+    }
+    Ok(if summaries.iter().all(RunSummary::ok) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn temp_db_path() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir()
+        .join(format!(
             "doublemove-loadtest-{}-{nanos}.db",
             std::process::id()
         ))
-    });
-    let db = args.db.clone().or(temp_db.clone());
-    let mut child = None;
-    let addr = if args.spawn {
-        let db = db.as_ref().expect("a database with --spawn");
-        let mut c = ServerChild::start(db)?;
-        c.ready(&http).await?;
-        let a = c.addr;
-        println!(
-            "server: spawned pid {} on {a}, database {}",
-            c.child.id(),
-            db.display()
-        );
-        child = Some(c);
-        a
-    } else {
-        let text = args.addr.as_deref().expect("--addr or --spawn");
-        let a = text
-            .to_socket_addrs()
-            .map_err(|e| format!("--addr {text}: {e}"))?
-            .next()
-            .ok_or_else(|| format!("--addr {text}: no address"))?;
-        if !a.ip().is_loopback() {
-            return Err(format!(
-                "--addr {text} is not a loopback address; the load test only runs on loopback"
-            ));
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// RSS of every spawned node (KiB), `None` for nodes not spawned by this command.
+fn rss_all(children: &[ServerChild]) -> Vec<Option<u64>> {
+    children.iter().map(|c| rss_kib(c.pid())).collect()
+}
+
+/// Opens `count` watcher sockets (no token) to game `id` on `addr`, each read up to its first
+/// state. Returns the open sockets and the number that failed.
+async fn open_watchers(addr: SocketAddr, id: &str, count: usize, conc: usize) -> (Vec<Ws>, usize) {
+    let url = format!("ws://{addr}/api/games/{id}/ws");
+    let results = futures_util::stream::iter(0..count)
+        .map(|_| {
+            let url = url.clone();
+            async move {
+                let (mut ws, _) =
+                    tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                wait_for(&mut ws, 0).await?;
+                Ok::<Ws, String>(ws)
+            }
+        })
+        .buffer_unordered(conc.max(1))
+        .collect::<Vec<_>>()
+        .await;
+    let mut open = Vec::with_capacity(count);
+    let mut failed = 0;
+    for r in results {
+        match r {
+            Ok(ws) => open.push(ws),
+            Err(e) => {
+                if failed == 0 {
+                    println!("idle sockets: first failure: {e}");
+                }
+                failed += 1;
+            }
         }
-        println!("server: {a}");
-        a
+    }
+    (open, failed)
+}
+
+async fn one_run(args: &Arc<LoadArgs>, http: &reqwest::Client) -> Result<RunSummary, String> {
+    let spawn = args.spawn || args.spawn_nodes.is_some();
+    let nodes = args.spawn_nodes.unwrap_or(1);
+    // The servers: spawned on the given or a temporary database, or already running on loopback.
+    let temp_db = (spawn && args.db.is_none()).then(temp_db_path);
+    let db = args.db.clone().or(temp_db.clone());
+    let mut children: Vec<ServerChild> = Vec::new();
+    let targets: Vec<SocketAddr> = if spawn {
+        let db = db.as_deref().expect("a database when spawning");
+        for i in 0..nodes {
+            children.push(ServerChild::start(db, &format!("loadtest-{i}"))?);
+        }
+        for c in &mut children {
+            let t = c.ready(http, Duration::from_secs(60)).await?;
+            println!(
+                "server: spawned pid {} on {} (ready in {:.2} s), database {db}",
+                c.pid(),
+                c.addr,
+                t.as_secs_f64()
+            );
+        }
+        children.iter().map(|c| c.addr).collect()
+    } else {
+        let mut v = Vec::new();
+        for text in &args.targets {
+            let a = text
+                .to_socket_addrs()
+                .map_err(|e| format!("--target {text}: {e}"))?
+                .next()
+                .ok_or_else(|| format!("--target {text}: no address"))?;
+            if !a.ip().is_loopback() {
+                return Err(format!(
+                    "--target {text} is not a loopback address; the load test only runs on loopback"
+                ));
+            }
+            println!("server: {a}");
+            v.push(a);
+        }
+        v
     };
+    let n = targets.len();
+    let rss_idle = rss_all(&children);
+    let live_idle: Vec<Option<u64>> =
+        futures_util::future::join_all(targets.iter().map(|&a| sys::live_games(http, a))).await;
 
     let seqs = Arc::new(sequences(args.variant, args.moves, 16));
     let shortest = seqs.iter().map(Vec::len).min().unwrap_or(0);
+    let think = match args.think_max_ms {
+        Some(max) => format!("think {}..{max} ms", args.think_ms),
+        None => format!("think {} ms ±50%", args.think_ms),
+    };
     println!(
-        "loadtest: {} games of {}, {} turns each (shortest sequence {shortest}), think {} ms ±50%, \
-         load average {}",
+        "loadtest: {} games of {}, {} turns each (shortest sequence {shortest}), {think}, {n} \
+         server(s){}, load average {}",
         args.games,
         args.variant.name(),
         args.moves,
-        args.think_ms,
+        if n > 1 {
+            " (each game's players on two different nodes)"
+        } else {
+            ""
+        },
         loadavg()
     );
 
     // Every game task sets itself up, reports ready, waits for the common start, then plays.
     let setup_slots = Arc::new(Semaphore::new(args.setup_concurrency.max(1)));
-    let (ready_tx, mut ready_rx) = mpsc::channel::<bool>(args.games);
+    let (ready_tx, mut ready_rx) = mpsc::channel::<Option<String>>(args.games);
     let (start_tx, start_rx) = watch::channel::<Option<Instant>>(None);
     let setup_started = Instant::now();
     let mut tasks = Vec::with_capacity(args.games);
@@ -500,12 +685,15 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
         let (http, args, seqs) = (http.clone(), args.clone(), seqs.clone());
         let (slots, ready_tx, mut start_rx) =
             (setup_slots.clone(), ready_tx.clone(), start_rx.clone());
+        let addrs = [targets[g % n], targets[(g + 1) % n]];
         tasks.push(tokio::spawn(async move {
             let mut report = GameReport::default();
             let permit = slots.acquire().await.expect("semaphore open");
-            let players = setup(&http, addr, args.variant, &mut report).await;
+            let players = setup(&http, addrs, args.variant, &mut report).await;
             drop(permit);
-            let _ = ready_tx.send(players.is_ok()).await;
+            let _ = ready_tx
+                .send(players.is_ok().then(|| report.id.clone()).flatten())
+                .await;
             let mut players = match players {
                 Ok(p) => p,
                 Err(e) => {
@@ -536,12 +724,16 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
     drop(ready_tx);
     let mut ready = 0;
     let mut failed_setup = 0;
+    let mut first_id = None;
     // Each task reports once (its sender lives on while it plays, so count instead of waiting for
     // the channel to close).
     for _ in 0..args.games {
         match ready_rx.recv().await {
-            Some(true) => ready += 1,
-            Some(false) => failed_setup += 1,
+            Some(Some(id)) => {
+                ready += 1;
+                first_id.get_or_insert(id);
+            }
+            Some(None) => failed_setup += 1,
             None => break,
         }
     }
@@ -551,9 +743,94 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
         2 * ready,
         setup_started.elapsed().as_secs_f64()
     );
-    let server_pid = child.as_ref().map(|c| c.child.id().to_string());
-    let cpu = |pid: Option<&str>| pid.and_then(cpu_seconds).unwrap_or(f64::NAN);
-    let cpu_start = (cpu(server_pid.as_deref()), cpu(Some("self")));
+
+    // Memory: every node before the games and with all of them live (and both sockets open).
+    let rss_live = rss_all(&children);
+    let live_now: Vec<Option<u64>> =
+        futures_util::future::join_all(targets.iter().map(|&a| sys::live_games(http, a))).await;
+    for (i, &addr) in targets.iter().enumerate() {
+        let before = rss_idle.get(i).copied().flatten();
+        let after = rss_live.get(i).copied().flatten();
+        let games = match (live_now[i], live_idle[i]) {
+            (Some(a), Some(b)) => Some(a.saturating_sub(b)),
+            _ => None,
+        };
+        match (before, after) {
+            (Some(b), Some(a)) => {
+                let per = games.filter(|&g| g > 0).map_or("?".to_string(), |g| {
+                    format!("{:.1} KiB", (a as f64 - b as f64) / g as f64)
+                });
+                println!(
+                    "rss {addr}: {} before the games, {} with {} live games ({} sockets of \
+                     players on this node): {per} per live game",
+                    mib(b),
+                    mib(a),
+                    games.map_or("?".into(), |g| g.to_string()),
+                    if n > 1 { ready } else { 2 * ready }
+                );
+            }
+            _ => println!(
+                "rss {addr}: not measured (not spawned by this command); {} live games",
+                live_now[i].map_or("?".into(), |g| g.to_string())
+            ),
+        }
+    }
+
+    // Idle sockets: watchers of one game on the first node, RSS growth per socket.
+    if args.idle_sockets > 0 {
+        if let Some(id) = &first_id {
+            let before = children.first().and_then(|c| rss_kib(c.pid()));
+            let opened_at = Instant::now();
+            let (watchers, failed) = open_watchers(
+                targets[0],
+                id,
+                args.idle_sockets,
+                args.setup_concurrency * 2,
+            )
+            .await;
+            let open_secs = opened_at.elapsed().as_secs_f64();
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let after = children.first().and_then(|c| rss_kib(c.pid()));
+            let growth = match (before, after) {
+                (Some(b), Some(a)) if !watchers.is_empty() => {
+                    let per = (a as f64 - b as f64) * 1024.0 / watchers.len() as f64;
+                    format!(
+                        "RSS {} -> {}: {:.1} KiB per idle socket (target <= 32 KiB: {})",
+                        mib(b),
+                        mib(a),
+                        per / 1024.0,
+                        if per <= 32.0 * 1024.0 {
+                            "met"
+                        } else {
+                            "MISSED"
+                        }
+                    )
+                }
+                _ => "RSS not measured (server not spawned)".into(),
+            };
+            println!(
+                "idle sockets: {} watchers of game {id} on {} open in {open_secs:.1} s ({failed} \
+                 failed), after 2 s: {growth}",
+                watchers.len(),
+                targets[0]
+            );
+            // Closed before the play, so that their fan-out does not weigh on the latency.
+            drop(watchers);
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    let pids: Vec<String> = children.iter().map(|c| c.pid().to_string()).collect();
+    let server_cpu_now = || -> f64 {
+        if pids.is_empty() {
+            f64::NAN
+        } else {
+            pids.iter()
+                .map(|p| cpu_seconds(p).unwrap_or(f64::NAN))
+                .sum()
+        }
+    };
+    let cpu_start = (server_cpu_now(), cpu_seconds("self").unwrap_or(f64::NAN));
     let started = Instant::now();
     let _ = start_tx.send(Some(started + Duration::from_secs(args.duration_limit)));
     let load_start = loadavg();
@@ -563,8 +840,8 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
     }
     let elapsed = started.elapsed().as_secs_f64();
     let load_end = loadavg();
-    let server_cpu = cpu(server_pid.as_deref()) - cpu_start.0;
-    let client_cpu = cpu(Some("self")) - cpu_start.1;
+    let server_cpu = server_cpu_now() - cpu_start.0;
+    let client_cpu = cpu_seconds("self").unwrap_or(f64::NAN) - cpu_start.1;
 
     let mut lat: Vec<u32> = reports
         .iter()
@@ -581,26 +858,33 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
         turns as f64 / elapsed,
         moves as f64 / elapsed
     );
+    let summary_lat = [0.50, 0.90, 0.99, 1.0].map(|p| percentile(&lat, p));
     println!(
-        "latency (turn sent -> update on the opponent's socket), {} turns: p50 {:.2} ms, \
+        "latency (turn sent -> update on the opponent's socket{}), {} turns: p50 {:.2} ms, \
          p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        if n > 1 { ", across nodes" } else { "" },
         lat.len(),
-        percentile(&lat, 0.50),
-        percentile(&lat, 0.90),
-        percentile(&lat, 0.99),
-        percentile(&lat, 1.0)
+        summary_lat[0],
+        summary_lat[1],
+        summary_lat[2],
+        summary_lat[3]
     );
-    let server_cpu = if server_cpu.is_nan() {
-        "server not measured (not spawned)".to_string()
+    let server_cpu_text = if server_cpu.is_nan() {
+        "servers not measured (not spawned)".to_string()
     } else {
         format!(
-            "server {server_cpu:.1} s ({:.0}% of one core)",
-            100.0 * server_cpu / elapsed
+            "server{} {server_cpu:.1} s ({:.0}% of one core, {:.3} ms per turn)",
+            if n > 1 { "s together" } else { "" },
+            100.0 * server_cpu / elapsed,
+            1000.0 * server_cpu / turns.max(1) as f64
         )
     };
+    let client_ms_per_turn = 1000.0 * client_cpu / turns.max(1) as f64;
     println!(
-        "cpu during play: {server_cpu}, this client {client_cpu:.1} s ({:.0}%)",
-        100.0 * client_cpu / elapsed
+        "cpu during play: {server_cpu_text}, this client {client_cpu:.1} s ({:.0}% of one core, \
+         {client_ms_per_turn:.3} ms per turn, {} runtime worker thread(s))",
+        100.0 * client_cpu / elapsed,
+        args.client_threads.max(1)
     );
     if cut > 0 {
         println!(
@@ -614,28 +898,38 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
     }
 
     // Durability: every move a socket saw must be stored.
-    let games: Vec<(String, usize)> = reports
+    let mut check_child = None;
+    let check_addr = if children.is_empty() {
+        println!("durability: read back from the running server(s)");
+        None
+    } else {
+        for c in children.drain(..) {
+            c.kill();
+        }
+        let db = db.as_deref().expect("a database when spawning");
+        let mut c = ServerChild::start(db, "loadtest-check")?;
+        c.ready(http, Duration::from_secs(120)).await?;
+        let a = c.addr;
+        check_child = Some(c);
+        println!(
+            "durability: {} killed (SIGKILL) and one restarted on the same database",
+            if nodes > 1 {
+                format!("all {nodes} servers")
+            } else {
+                "server".to_string()
+            }
+        );
+        Some(a)
+    };
+    let games: Vec<(String, usize, SocketAddr)> = reports
         .iter()
-        .filter_map(|r| r.id.clone().map(|id| (id, r.acked)))
+        .filter_map(|r| {
+            let addr = check_addr.or(r.home)?;
+            r.id.clone().map(|id| (id, r.acked, addr))
+        })
         .collect();
     let acked: usize = games.iter().map(|g| g.1).sum();
-    let check_addr = match child.take() {
-        Some(c) => {
-            c.kill();
-            let db = db.as_ref().expect("a database with --spawn");
-            let mut c = ServerChild::start(db)?;
-            c.ready(&http).await?;
-            let a = c.addr;
-            child = Some(c);
-            println!("durability: server killed (SIGKILL) and restarted on the same database");
-            a
-        }
-        None => {
-            println!("durability: read back from the running server");
-            addr
-        }
-    };
-    let (lost, extra, failed) = verify(&http, check_addr, &games).await;
+    let (lost, extra, failed) = verify(http, &games, args.setup_concurrency).await;
     println!(
         "durability: {} games, {acked} acknowledged moves: {} games lost moves, {} failed to read, \
          {extra} stored more than acknowledged",
@@ -646,20 +940,36 @@ async fn run_async(args: Arc<LoadArgs>) -> Result<ExitCode, String> {
     for l in lost.iter().chain(failed.iter()).take(5) {
         println!("  {l}");
     }
-    if let Some(c) = child {
+    // A kept database or a running server is left with finished games only (a temporary one is
+    // deleted anyway).
+    if temp_db.is_none() {
+        let to_resign: Vec<(String, String, SocketAddr)> = reports
+            .iter()
+            .filter_map(|r| {
+                let addr = check_addr.or(r.home)?;
+                Some((r.id.clone()?, r.white_token.clone()?, addr))
+            })
+            .collect();
+        let (ok, bad) = resign_all(http, &to_resign, args.setup_concurrency).await;
+        println!("cleanup: {ok} games resigned (finished), {bad} failed");
+    }
+    if let Some(c) = check_child {
         c.kill();
     }
     if let Some(t) = &temp_db {
         for suffix in ["", "-wal", "-shm"] {
-            let mut p = t.clone().into_os_string();
-            p.push(suffix);
-            let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_file(format!("{t}{suffix}"));
         }
     }
-    let ok = errors.is_empty() && lost.is_empty() && failed.is_empty();
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    Ok(RunSummary {
+        turns_per_s: turns as f64 / elapsed,
+        p50: summary_lat[0],
+        p90: summary_lat[1],
+        p99: summary_lat[2],
+        max: summary_lat[3],
+        errors: errors.len(),
+        lost: lost.len(),
+        failed_reads: failed.len(),
+        client_cpu_ms_per_turn: client_ms_per_turn,
     })
 }
