@@ -452,14 +452,17 @@ impl Hub {
                 return;
             }
         };
-        let Ok(fresh) = Live::from_stored(stored) else {
-            return;
-        };
         let mut live = slot.live.lock().await;
-        if fresh.version <= live.version {
+        if stored.row.version <= live.version {
             return;
         }
-        *live = fresh;
+        match live.refreshed(stored) {
+            Ok(fresh) => *live = fresh,
+            Err(e) => {
+                tracing::error!(game = %slot.id, "a stored game cannot be rebuilt: {e}");
+                return;
+            }
+        }
         let state = live.state(StateKind::GameState, now_ms());
         self.after_change(slot, &live, &state);
         let flag_at = live.flag_at();

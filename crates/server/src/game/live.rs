@@ -57,14 +57,34 @@ impl Live {
 
     /// Rebuilds a game from its stored rows.
     pub fn from_stored(s: StoredGame) -> Result<Live, String> {
+        let variant: Variant = s.row.variant.parse().map_err(|e| format!("{e}"))?;
+        let start = Position::from_fen(variant, &s.row.initial_fen).map_err(|e| e.to_string())?;
+        Live::replay(Game::new(start), Vec::new(), s)
+    }
+
+    /// This game brought up to a newer stored state (another node's change): only the moves
+    /// after the common prefix are replayed, not the whole game.
+    pub fn refreshed(&self, s: StoredGame) -> Result<Live, String> {
+        if s.row.initial_fen != self.initial_fen || s.row.variant != self.variant().name() {
+            return Live::from_stored(s);
+        }
+        let common = self
+            .moves
+            .iter()
+            .zip(&s.moves)
+            .take_while(|(a, b)| a.uci == b.uci)
+            .count();
+        let mut game = self.game.clone();
+        game.undo(self.moves.len() - common);
+        Live::replay(game, self.san[..common].to_vec(), s)
+    }
+
+    /// `game` with its first `sans.len()` moves equal to the stored ones: plays the rest.
+    fn replay(mut game: Game, mut sans: Vec<String>, s: StoredGame) -> Result<Live, String> {
         let row = s.row;
-        let variant: Variant = row.variant.parse().map_err(|e| format!("{e}"))?;
-        let start = Position::from_fen(variant, &row.initial_fen).map_err(|e| e.to_string())?;
         let meta: Meta =
             serde_json::from_str(&row.meta).map_err(|e| format!("stored record: {e}"))?;
-        let mut game = Game::new(start);
-        let mut sans = Vec::with_capacity(s.moves.len());
-        for m in &s.moves {
+        for m in &s.moves[sans.len()..] {
             let (uci, double) = match m.uci.strip_suffix('*') {
                 Some(u) => (u, true),
                 None => (m.uci.as_str(), false),

@@ -435,3 +435,41 @@ fn client_messages_parse_as_actions() {
     );
     assert!(p(r#"{"type":"move","move":"e2e4","bogus":1}"#).is_err());
 }
+
+#[test]
+fn a_newer_stored_state_is_taken_over_by_replaying_only_the_difference() {
+    let mut a = game(Variant::TwoMove, None);
+    a.apply(W, &mv("e2e4"), 1).unwrap();
+    a.apply(B, &turn("g8f6,b8c6"), 2).unwrap();
+    let mut b = a.clone();
+    // Another node: a takeback of Black's turn, then a different turn and White's reply.
+    b.apply(
+        B,
+        &Action::Takeback {
+            action: TakebackAction::Propose,
+        },
+        3,
+    )
+    .unwrap();
+    b.apply(
+        W,
+        &Action::Takeback {
+            action: TakebackAction::Accept,
+        },
+        4,
+    )
+    .unwrap();
+    b.apply(B, &turn("e7e5,d7d6"), 5).unwrap();
+    b.apply(W, &turn("g1f3,f1c4"), 6).unwrap();
+    let refreshed = a.refreshed(b.to_stored()).unwrap();
+    let rebuilt = Live::from_stored(b.to_stored()).unwrap();
+    assert_eq!(refreshed.san, rebuilt.san);
+    assert_eq!(refreshed.moves, b.moves);
+    assert_eq!(refreshed.version, b.version);
+    assert_eq!(refreshed.meta, b.meta);
+    assert_eq!(
+        refreshed.state(StateKind::GameState, 7),
+        rebuilt.state(StateKind::GameState, 7)
+    );
+    assert_eq!(refreshed.game.position().fen(), b.game.position().fen());
+}
