@@ -427,10 +427,16 @@ impl Hub {
         while let Some(n) = notices.recv().await {
             match n {
                 Notice::Changed { id, version } => {
+                    // Each re-read on its own task: one slow game (or a slow query) must not hold
+                    // up the notices of all the others. Re-reads of one game may overlap; each
+                    // takes the stored state only if it is newer.
                     if let Some(slot) = self.cached(&id) {
-                        if slot.live.lock().await.version < version {
-                            self.reload(&slot).await;
-                        }
+                        let hub = self.clone();
+                        tokio::spawn(async move {
+                            if slot.live.lock().await.version < version {
+                                hub.reload(&slot).await;
+                            }
+                        });
                     }
                 }
                 Notice::Resync => {
