@@ -59,6 +59,15 @@ impl Slot {
     }
 }
 
+impl Slot {
+    /// This node no longer thinks about game version `version` (unless a newer think started).
+    fn done_thinking(&self, version: i64) {
+        let _ = self
+            .engine_version
+            .compare_exchange(version, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
 impl Drop for Slot {
     fn drop(&mut self) {
         if let Some(t) = self.timer.lock().unwrap_or_else(|e| e.into_inner()).take() {
@@ -341,12 +350,7 @@ impl Hub {
                         }
                         // Another node thinks (or the store failed): not thinking here, so a later
                         // claim of this job may think.
-                        let _ = slot.engine_version.compare_exchange(
-                            version,
-                            0,
-                            Ordering::SeqCst,
-                            Ordering::SeqCst,
-                        );
+                        slot.done_thinking(version);
                         return;
                     }
                 }
@@ -377,12 +381,7 @@ impl Hub {
                     Err(e) => tracing::warn!(game = %slot.id, "the engine pool refused: {e:?}"),
                 }
                 // Done thinking about this version: a later claim of the same job may think again.
-                let _ = slot.engine_version.compare_exchange(
-                    version,
-                    0,
-                    Ordering::SeqCst,
-                    Ordering::SeqCst,
-                );
+                slot.done_thinking(version);
             });
         })
     }
