@@ -62,9 +62,9 @@ impl Slot {
 impl Slot {
     /// This node no longer thinks about game version `version` (unless a newer think started).
     fn done_thinking(&self, version: i64) {
-        let _ = self
-            .engine_version
-            .compare_exchange(version, 0, Ordering::SeqCst, Ordering::SeqCst);
+        let _ =
+            self.engine_version
+                .compare_exchange(version, 0, Ordering::SeqCst, Ordering::SeqCst);
     }
 }
 
