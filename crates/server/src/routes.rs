@@ -174,17 +174,14 @@ async fn readyz(State(hub): State<Shared>) -> Response {
         let body = json!({"status": "shutting_down", "node": hub.node});
         return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
     }
+    let pool = hub.bounds.pool.stats();
     match hub.store.ping().await {
         Ok(()) => Json(json!({
             "status": "ready",
             "node": hub.node,
             "store": hub.store.backend(),
             "live_games": hub.live_count(),
-            "engine": {
-                "threads": hub.bounds.pool.stats().threads,
-                "queued": hub.bounds.pool.stats().queued,
-                "running": hub.bounds.pool.stats().running,
-            },
+            "engine": {"threads": pool.threads, "queued": pool.queued, "running": pool.running},
         }))
         .into_response(),
         Err(e) => {
