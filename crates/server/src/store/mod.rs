@@ -15,6 +15,81 @@ use std::sync::Arc;
 pub mod postgres;
 pub mod sqlite;
 
+/// A database error as the store reports it: the text is for the log, never for a client.
+fn db_err(e: sqlx::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+/// A `games` row read back, on either backend (the columns and their types are the same).
+fn game_row<R>(r: &R) -> StoreResult<GameRow>
+where
+    R: sqlx::Row,
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    String: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    bool: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let status: String = r.try_get("status").map_err(db_err)?;
+    Ok(GameRow {
+        id: r.try_get("id").map_err(db_err)?,
+        variant: r.try_get("variant").map_err(db_err)?,
+        status: Status::parse(&status)
+            .ok_or_else(|| StoreError::Unavailable(format!("unknown game status '{status}'")))?,
+        created_at: r.try_get("created_at").map_err(db_err)?,
+        updated_at: r.try_get("updated_at").map_err(db_err)?,
+        version: r.try_get("version").map_err(db_err)?,
+        initial_fen: r.try_get("initial_fen").map_err(db_err)?,
+        meta: r.try_get("meta").map_err(db_err)?,
+        flag_at: r.try_get("flag_at").map_err(db_err)?,
+        engine_to_move: r.try_get("engine_to_move").map_err(db_err)?,
+    })
+}
+
+/// A `moves` row read back with its game's id, on either backend.
+fn move_row<R>(r: &R) -> StoreResult<(String, MoveRow)>
+where
+    R: sqlx::Row,
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    String: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i32: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    Ok((
+        r.try_get("game_id").map_err(db_err)?,
+        MoveRow {
+            ply: r.try_get("ply").map_err(db_err)?,
+            uci: r.try_get("uci").map_err(db_err)?,
+            clock_ms: r.try_get("clock_ms").map_err(db_err)?,
+            at: r.try_get("at").map_err(db_err)?,
+        },
+    ))
+}
+
+/// Binds a header row's ten columns in the order `id, variant, status, created_at, updated_at,
+/// version, initial_fen, meta, flag_at, engine_to_move` (the INSERT and UPDATE of both backends).
+fn bind_row<'q, DB>(
+    q: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>,
+    r: &'q GameRow,
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>
+where
+    DB: sqlx::Database,
+    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<i64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    bool: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    q.bind(r.id.as_str())
+        .bind(r.variant.as_str())
+        .bind(r.status.as_str())
+        .bind(r.created_at)
+        .bind(r.updated_at)
+        .bind(r.version)
+        .bind(r.initial_fen.as_str())
+        .bind(r.meta.as_str())
+        .bind(r.flag_at)
+        .bind(r.engine_to_move)
+}
+
 /// Opens the store named by `db` and brings its schema up to date (migrations): `postgres://…` or
 /// `postgresql://…` is a PostgreSQL database, `sqlite://PATH` or a plain path a SQLite file
 /// (created if missing). `node` names this server process in the database's session list

@@ -2,12 +2,15 @@
 //! version, jobs are leased with `FOR UPDATE SKIP LOCKED`, and every committed change is announced
 //! to all nodes with `NOTIFY doublemove_games` ("id version").
 
-use super::{Change, GameRow, MoveRow, Notice, Status, Store, StoreError, StoreResult, StoredGame};
+use super::{
+    db_err, game_row, move_row, Change, GameRow, MoveRow, Notice, Status, Store, StoreError,
+    StoreResult, StoredGame,
+};
 use anyhow::Context;
 use async_trait::async_trait;
-use sqlx::postgres::{PgArguments, PgConnectOptions, PgListener, PgPool, PgPoolOptions, PgRow};
+use sqlx::postgres::{PgArguments, PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use sqlx::query::Query;
-use sqlx::{Postgres, Row, Transaction};
+use sqlx::{Postgres, Transaction};
 use std::str::FromStr;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -119,39 +122,6 @@ fn bound<'q>(
     q
 }
 
-fn db_err(e: sqlx::Error) -> StoreError {
-    StoreError::Unavailable(e.to_string())
-}
-
-fn game_row(r: &PgRow) -> StoreResult<GameRow> {
-    let status: String = r.try_get("status").map_err(db_err)?;
-    Ok(GameRow {
-        id: r.try_get("id").map_err(db_err)?,
-        variant: r.try_get("variant").map_err(db_err)?,
-        status: Status::parse(&status)
-            .ok_or_else(|| StoreError::Unavailable(format!("unknown game status '{status}'")))?,
-        created_at: r.try_get("created_at").map_err(db_err)?,
-        updated_at: r.try_get("updated_at").map_err(db_err)?,
-        version: r.try_get("version").map_err(db_err)?,
-        initial_fen: r.try_get("initial_fen").map_err(db_err)?,
-        meta: r.try_get("meta").map_err(db_err)?,
-        flag_at: r.try_get("flag_at").map_err(db_err)?,
-        engine_to_move: r.try_get("engine_to_move").map_err(db_err)?,
-    })
-}
-
-fn move_row(r: &PgRow) -> StoreResult<(String, MoveRow)> {
-    Ok((
-        r.try_get("game_id").map_err(db_err)?,
-        MoveRow {
-            ply: r.try_get("ply").map_err(db_err)?,
-            uci: r.try_get("uci").map_err(db_err)?,
-            clock_ms: r.try_get("clock_ms").map_err(db_err)?,
-            at: r.try_get("at").map_err(db_err)?,
-        },
-    ))
-}
-
 /// Inserts moves in one statement (arrays unnested), however many there are.
 async fn insert_moves(
     tx: &mut Transaction<'static, Postgres>,
@@ -260,22 +230,15 @@ impl Store for PgStore {
     async fn create(&self, game: &StoredGame) -> StoreResult<()> {
         let r = &game.row;
         let mut tx = self.begin().await?;
-        let done = sqlx::query(
-            "INSERT INTO games (id, variant, status, created_at, updated_at, version,
+        let done = super::bind_row(
+            sqlx::query(
+                "INSERT INTO games (id, variant, status, created_at, updated_at, version,
                  initial_fen, meta, flag_at, engine_to_move)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
              ON CONFLICT (id) DO NOTHING",
+            ),
+            r,
         )
-        .bind(&r.id)
-        .bind(&r.variant)
-        .bind(r.status.as_str())
-        .bind(r.created_at)
-        .bind(r.updated_at)
-        .bind(r.version)
-        .bind(&r.initial_fen)
-        .bind(&r.meta)
-        .bind(r.flag_at)
-        .bind(r.engine_to_move)
         .execute(&mut *tx)
         .await
         .map_err(db_err)?;
@@ -292,22 +255,15 @@ impl Store for PgStore {
         let mut tx = self.begin().await?;
         // Under READ COMMITTED a concurrent writer of the same version waits for the row lock,
         // then re-checks the version and finds it changed: exactly one of them wins.
-        let done = sqlx::query(
-            "UPDATE games SET variant = $2, status = $3, created_at = $4, updated_at = $5,
+        let done = super::bind_row(
+            sqlx::query(
+                "UPDATE games SET variant = $2, status = $3, created_at = $4, updated_at = $5,
                  version = $6, initial_fen = $7, meta = $8, flag_at = $9,
                  engine_to_move = $10, lease_owner = NULL, lease_until = NULL
              WHERE id = $1 AND version = $6 - 1",
+            ),
+            r,
         )
-        .bind(&r.id)
-        .bind(&r.variant)
-        .bind(r.status.as_str())
-        .bind(r.created_at)
-        .bind(r.updated_at)
-        .bind(r.version)
-        .bind(&r.initial_fen)
-        .bind(&r.meta)
-        .bind(r.flag_at)
-        .bind(r.engine_to_move)
         .execute(&mut *tx)
         .await
         .map_err(db_err)?;

@@ -3,12 +3,15 @@
 //! one transaction (group commit: one fsync per batch) and, before answering, checks that the file
 //! on disk is still the one it opened.
 
-use super::{Change, GameRow, MoveRow, Status, Store, StoreError, StoreResult, StoredGame};
+use super::{
+    db_err, game_row, move_row, Change, GameRow, MoveRow, Status, Store, StoreError, StoreResult,
+    StoredGame,
+};
 use anyhow::{bail, Context};
 use async_trait::async_trait;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
-    SqliteRow, SqliteSynchronous,
+    SqliteSynchronous,
 };
 use sqlx::{Connection, Executor, Row};
 use std::collections::HashMap;
@@ -173,10 +176,6 @@ impl SqliteStore {
 
 fn closed() -> StoreError {
     StoreError::Unavailable("the store is closed".into())
-}
-
-fn db_err(e: sqlx::Error) -> StoreError {
-    StoreError::Unavailable(e.to_string())
 }
 
 /// The identity of the database file as opened, to notice when the path no longer leads to it:
@@ -347,22 +346,15 @@ async fn run_one(conn: &mut SqliteConnection, work: &Work) -> StoreResult<Done> 
     match work {
         Work::Create(game) => {
             let r = &game.row;
-            let done = sqlx::query(
-                "INSERT INTO games (id, variant, status, created_at, updated_at, version,
+            let done = super::bind_row(
+                sqlx::query(
+                    "INSERT INTO games (id, variant, status, created_at, updated_at, version,
                      initial_fen, meta, flag_at, engine_to_move)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                  ON CONFLICT (id) DO NOTHING",
+                ),
+                r,
             )
-            .bind(&r.id)
-            .bind(&r.variant)
-            .bind(r.status.as_str())
-            .bind(r.created_at)
-            .bind(r.updated_at)
-            .bind(r.version)
-            .bind(&r.initial_fen)
-            .bind(&r.meta)
-            .bind(r.flag_at)
-            .bind(r.engine_to_move)
             .execute(&mut *conn)
             .await
             .map_err(db_err)?;
@@ -374,22 +366,15 @@ async fn run_one(conn: &mut SqliteConnection, work: &Work) -> StoreResult<Done> 
         }
         Work::Apply(change) => {
             let r = &change.row;
-            let done = sqlx::query(
-                "UPDATE games SET variant = ?2, status = ?3, created_at = ?4, updated_at = ?5,
+            let done = super::bind_row(
+                sqlx::query(
+                    "UPDATE games SET variant = ?2, status = ?3, created_at = ?4, updated_at = ?5,
                      version = ?6, initial_fen = ?7, meta = ?8, flag_at = ?9,
                      engine_to_move = ?10, lease_owner = NULL, lease_until = NULL
                  WHERE id = ?1 AND version = ?6 - 1",
+                ),
+                r,
             )
-            .bind(&r.id)
-            .bind(&r.variant)
-            .bind(r.status.as_str())
-            .bind(r.created_at)
-            .bind(r.updated_at)
-            .bind(r.version)
-            .bind(&r.initial_fen)
-            .bind(&r.meta)
-            .bind(r.flag_at)
-            .bind(r.engine_to_move)
             .execute(&mut *conn)
             .await
             .map_err(db_err)?;
@@ -484,35 +469,6 @@ async fn insert_moves(conn: &mut SqliteConnection, id: &str, moves: &[MoveRow]) 
         .map_err(db_err)?;
     }
     Ok(())
-}
-
-fn game_row(r: &SqliteRow) -> StoreResult<GameRow> {
-    let status: String = r.try_get("status").map_err(db_err)?;
-    Ok(GameRow {
-        id: r.try_get("id").map_err(db_err)?,
-        variant: r.try_get("variant").map_err(db_err)?,
-        status: Status::parse(&status)
-            .ok_or_else(|| StoreError::Unavailable(format!("unknown game status '{status}'")))?,
-        created_at: r.try_get("created_at").map_err(db_err)?,
-        updated_at: r.try_get("updated_at").map_err(db_err)?,
-        version: r.try_get("version").map_err(db_err)?,
-        initial_fen: r.try_get("initial_fen").map_err(db_err)?,
-        meta: r.try_get("meta").map_err(db_err)?,
-        flag_at: r.try_get("flag_at").map_err(db_err)?,
-        engine_to_move: r.try_get("engine_to_move").map_err(db_err)?,
-    })
-}
-
-fn move_row(r: &SqliteRow) -> StoreResult<(String, MoveRow)> {
-    Ok((
-        r.try_get("game_id").map_err(db_err)?,
-        MoveRow {
-            ply: r.try_get("ply").map_err(db_err)?,
-            uci: r.try_get("uci").map_err(db_err)?,
-            clock_ms: r.try_get("clock_ms").map_err(db_err)?,
-            at: r.try_get("at").map_err(db_err)?,
-        },
-    ))
 }
 
 /// Gives each game its moves; `moves` are ordered by ply within each game. (Shared with the
