@@ -998,7 +998,8 @@ async fn a_seek_is_taken_by_exactly_one_of_two_at_once(db: Db) {
         assert_eq!(seek["username"], "alice");
         assert_eq!(seek["rating"], 1500);
         assert_eq!(seek["provisional"], true);
-        assert_eq!(seek["clock"], json!({"limit": 300, "increment": 3}), "{seek}");
+        assert_eq!(seek["clock"]["limit"].as_f64(), Some(300.0), "{seek}");
+        assert_eq!(seek["clock"]["increment"].as_f64(), Some(3.0), "{seek}");
         assert_eq!(seek["days"], Value::Null, "{seek}");
         let path = format!("/api/seeks/{sid}/accept");
         let ((sb, vb), (sc, vc)) = tokio::join!(bob.post(&path, json!({})), carol.post(&path, json!({})));
@@ -1526,7 +1527,9 @@ async fn player_page_games_pgn_and_leaderboard(db: Db) {
     assert_eq!(pgn.matches("[Result \"1-0\"]").count(), 21 - as_white, "{pgn}");
     assert_eq!(pgn.matches("[White \"alice\"]").count(), as_white, "{pgn}");
     assert_eq!(pgn.matches("[Black \"alice\"]").count(), 21 - as_white, "{pgn}");
-    assert_eq!(pgn.matches("1.e4 e5 ").count(), 21, "{pgn}");
+    // The moves (each followed by its clock comment).
+    assert_eq!(pgn.matches("1.e4 ").count(), 21, "{pgn}");
+    assert_eq!(pgn.matches(" e5 ").count(), 21, "{pgn}");
     for id in &ids {
         assert!(pgn.contains(id.as_str()), "game {id} not in the PGN: {pgn}");
     }
