@@ -295,6 +295,15 @@ impl User {
             .unwrap_or_else(|e| panic!("{}'s WebSocket {path}: {e}", self.name));
         ws
     }
+    /// The same client (cookies and all) talking to `t`, e.g. a restarted server.
+    fn at(&self, t: &T) -> User {
+        User {
+            name: self.name.clone(),
+            http: self.http.clone(),
+            jar: self.jar.clone(),
+            base: t.base.clone(),
+        }
+    }
     async fn token(&self) -> String {
         let (s, v) = self
             .post("/api/account/token", json!({"description": "tests"}))
@@ -1377,6 +1386,75 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
         .post("/api/bot/account/upgrade", Some(&alice_tok), json!({}))
         .await;
     assert!((400..500).contains(&s), "an account with games upgraded: {s} {e}");
+
+    // The bot declines with a reason: the challenger's lobby socket is told.
+    let mut lobby = alice.ws("/api/lobby/ws").await;
+    next_json(&mut lobby).await;
+    let (s, c) = alice
+        .post(
+            "/api/challenge/robot",
+            json!({"variant": "double-move", "rated": false, "color": "white",
+                   "clock": {"limit": 300, "increment": 0}}),
+        )
+        .await;
+    assert_eq!(s, 201, "{c}");
+    let cid = c["id"].as_str().unwrap().to_string();
+    next_line(&mut events, |e| e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()).await;
+    let (s, e) = t
+        .post(&format!("/api/challenge/{cid}/decline"), Some(&bot), json!({"reason": "variant"}))
+        .await;
+    assert_eq!(s, 200, "{e}");
+    let (m, _) = until(&mut lobby, |m| m["type"] == "challenge_gone").await;
+    assert_eq!(m["id"], cid.as_str(), "{m}");
+    assert_eq!(m["reason"], "declined", "{m}");
+
+    // Twinmove with the bot as White: a whole turn in one request, a chat line, a resignation.
+    let (s, c) = alice
+        .post(
+            "/api/challenge/robot",
+            json!({"variant": "twinmove", "rated": false, "color": "black",
+                   "clock": {"limit": 300, "increment": 0}}),
+        )
+        .await;
+    assert_eq!(s, 201, "{c}");
+    let cid = c["id"].as_str().unwrap().to_string();
+    next_line(&mut events, |e| e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()).await;
+    let (s, a) = t
+        .post(&format!("/api/challenge/{cid}/accept"), Some(&bot), json!({}))
+        .await;
+    assert_eq!(s, 200, "{a}");
+    let id = a["game_id"].as_str().unwrap().to_string();
+    let ev = next_line(&mut events, |e| e["type"] == "gameStart" && e["game"]["id"] == id.as_str()).await;
+    assert_eq!(ev["game"]["color"], "white", "{ev}");
+    assert_eq!(ev["game"]["variant"], "twinmove", "{ev}");
+    let mut ws = alice.ws(&format!("/api/games/{id}/ws")).await;
+    let full = next_json(&mut ws).await;
+    assert_eq!(full["you"], "black", "{full}");
+    // Twinmove: after a pawn move a piece move must follow.
+    bot_move(&t, &bot, &id, "e2e4,d1h5").await;
+    let (m, _) = until(&mut ws, |m| m["moves"].as_array().is_some_and(|a| a.len() == 2)).await;
+    assert_eq!(m["turn"], "black", "{m}");
+    assert_eq!(m["moves"], json!(["e2e4", "d1h5"]), "{m}");
+    let (s, e) = t
+        .post(
+            &format!("/api/bot/game/{id}/chat"),
+            Some(&bot),
+            json!({"room": "player", "text": "good luck"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{e}");
+    let (line, _) = until(&mut ws, |m| is_chat(m, "player", "good luck")).await;
+    assert_eq!(line["line"]["user"], "robot", "{line}");
+    let (s, g) = t
+        .post(&format!("/api/bot/game/{id}/resign"), Some(&bot), json!({}))
+        .await;
+    assert_eq!(s, 200, "{g}");
+    let g = t.game(&id).await;
+    assert_eq!(g["status"], "finished", "{g}");
+    assert_eq!(g["reason"], "resignation", "{g}");
+    assert_eq!(g["winner"], "black", "{g}");
+    let ev = next_line(&mut events, |e| e["type"] == "gameFinish").await;
+    assert_eq!(ev["game"]["id"], id.as_str(), "{ev}");
     t.srv.stop().await;
 }
 
@@ -1455,6 +1533,39 @@ async fn rematch_between_accounts_swaps_colours(db: Db) {
     let carol = t.signup("carol").await;
     let (s, e) = carol.post(&format!("/api/games/{new_id}/rematch"), json!({})).await;
     assert!((400..500).contains(&s), "{s} {e}");
+
+    t.srv.stop().await;
+}
+
+/// A rematch against the engine starts at once (201, the body of POST /api/games), and the old
+/// game's `rematch.game_id` then names it.
+async fn rematch_against_the_engine(db: Db) {
+    let t = start(&db.url).await;
+    let (s, v) = t
+        .post(
+            "/api/games",
+            None,
+            json!({"variant": "chess", "opponent": "engine", "level": 1, "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let eid = v["id"].as_str().unwrap().to_string();
+    let etok = v["token"].as_str().unwrap().to_string();
+    let (s, g) = t
+        .post(&format!("/api/games/{eid}/resign"), Some(&etok), json!({}))
+        .await;
+    assert_eq!(s, 200, "{g}");
+    let (s, r) = t
+        .post(&format!("/api/games/{eid}/rematch"), Some(&etok), json!({}))
+        .await;
+    assert_eq!(s, 201, "{r}");
+    let rid = r["id"].as_str().unwrap_or_else(|| panic!("{r}"));
+    assert_ne!(rid, eid);
+    assert!(r["token"].is_string(), "{r}");
+    assert_eq!(r["game"]["variant"], "chess", "{r}");
+    assert_eq!(r["game"]["id"], rid, "{r}");
+    let g = t.game(&eid).await;
+    assert_eq!(g["rematch"]["game_id"], rid, "{g}");
     t.srv.stop().await;
 }
 
@@ -1605,6 +1716,372 @@ async fn player_page_games_pgn_and_leaderboard(db: Db) {
     t.srv.stop().await;
 }
 
+async fn challenges_and_seeks_over_the_lobby_socket(db: Db) {
+    let t = start(&db.url).await;
+    let alice = t.signup("alice").await;
+    let bob = t.signup("bob").await;
+    let mut la = alice.ws("/api/lobby/ws").await;
+    assert_eq!(next_json(&mut la).await["type"], "seeks");
+    let mut lb = bob.ws("/api/lobby/ws").await;
+    assert_eq!(next_json(&mut lb).await["type"], "seeks");
+    let body = json!({"variant": "double-move", "rated": false, "color": "black",
+                      "clock": {"limit": 180, "increment": 2}});
+
+    // A challenge arrives on the challenged player's lobby socket; canceled, it is gone.
+    let (s, c) = alice.post("/api/challenge/bob", body.clone()).await;
+    assert_eq!(s, 201, "{c}");
+    let cid = c["id"].as_str().unwrap().to_string();
+    assert_eq!(c["variant"], "double-move", "{c}");
+    assert_eq!(c["rated"], false, "{c}");
+    assert_eq!(c["color"], "black", "{c}");
+    assert_eq!(c["rematch_of"], Value::Null, "{c}");
+    assert_eq!(c["game_id"], Value::Null, "{c}");
+    let (m, _) = until(&mut lb, |m| m["type"] == "challenge").await;
+    assert_eq!(m["challenge"]["id"], cid.as_str(), "{m}");
+    assert_eq!(m["challenge"]["from"], "alice", "{m}");
+    let (_, ch) = bob.get("/api/challenges").await;
+    assert_eq!(ch["in"].as_array().unwrap().len(), 1, "{ch}");
+    assert_eq!(ch["in"][0]["id"], cid.as_str(), "{ch}");
+    assert_eq!(ch["out"], json!([]), "{ch}");
+    let (_, ch) = alice.get("/api/challenges").await;
+    assert_eq!(ch["out"][0]["id"], cid.as_str(), "{ch}");
+    // Only the challenger cancels; only the challenged accepts.
+    let (s, e) = bob.post(&format!("/api/challenge/{cid}/cancel"), json!({})).await;
+    assert!((400..500).contains(&s), "bob canceled alice's challenge: {s} {e}");
+    let (s, e) = alice.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+    assert!((400..500).contains(&s), "alice accepted her own challenge: {s} {e}");
+    let (s, _) = alice.post(&format!("/api/challenge/{cid}/cancel"), json!({})).await;
+    assert_eq!(s, 200);
+    let (m, _) = until(&mut lb, |m| m["type"] == "challenge_gone").await;
+    assert_eq!(m["id"], cid.as_str(), "{m}");
+    assert_eq!(m["reason"], "canceled", "{m}");
+    let (_, ch) = bob.get("/api/challenges").await;
+    assert_eq!(ch["in"], json!([]), "{ch}");
+    let (s, e) = bob.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+    assert!(s == 404 || s == 409, "a canceled challenge accepted: {s} {e}");
+
+    // Declined with a reason: the challenger is told.
+    let (_, c) = alice.post("/api/challenge/bob", body.clone()).await;
+    let cid = c["id"].as_str().unwrap().to_string();
+    let (s, e) = bob
+        .post(&format!("/api/challenge/{cid}/decline"), json!({"reason": "later"}))
+        .await;
+    assert_eq!(s, 200, "{e}");
+    let (m, _) = until(&mut la, |m| m["type"] == "challenge_gone").await;
+    assert_eq!(m["id"], cid.as_str(), "{m}");
+    assert_eq!(m["reason"], "declined", "{m}");
+    let (_, ch) = alice.get("/api/challenges").await;
+    assert_eq!(ch["out"], json!([]), "{ch}");
+
+    // Accepted: both are told the game started, with their colours (the challenger chose black).
+    let (_, c) = alice.post("/api/challenge/bob", body.clone()).await;
+    let cid = c["id"].as_str().unwrap().to_string();
+    let (s, a) = bob.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+    assert_eq!(s, 200, "{a}");
+    let id = a["game_id"].as_str().unwrap().to_string();
+    let (m, _) = until(&mut la, |m| m["type"] == "game_start").await;
+    assert_eq!(m["game_id"], id.as_str(), "{m}");
+    assert_eq!(m["color"], "black", "{m}");
+    let (m, _) = until(&mut lb, |m| m["type"] == "game_start").await;
+    assert_eq!(m["game_id"], id.as_str(), "{m}");
+    assert_eq!(m["color"], "white", "{m}");
+    let g = t.game(&id).await;
+    assert_eq!(g["variant"], "double-move", "{g}");
+    assert_eq!(g["players"]["white"]["username"], "bob", "{g}");
+    assert_eq!(g["players"]["black"]["username"], "alice", "{g}");
+    assert_eq!(g["rated"], false, "{g}");
+    assert_eq!(g["clock"]["white_ms"], 180_000, "{g}");
+
+    // Bad challenges.
+    let (s, e) = alice.post("/api/challenge/nobody_here", body.clone()).await;
+    assert_eq!(s, 404, "{e}");
+    let (s, e) = alice.post("/api/challenge/alice", body.clone()).await;
+    assert!((400..500).contains(&s), "a challenge to oneself: {s} {e}");
+    let (s, e) = alice
+        .post(
+            "/api/challenge/bob",
+            json!({"variant": "chess", "rated": false, "color": "white", "days": 4}),
+        )
+        .await;
+    assert_eq!(s, 400, "{e}");
+    let (s, e) = t
+        .post(
+            "/api/challenge/bob",
+            None,
+            json!({"variant": "chess", "rated": false, "color": "white", "days": 3}),
+        )
+        .await;
+    assert_eq!(s, 401, "an anonymous challenge: {e}");
+    let (s, e) = t
+        .post(
+            "/api/seeks",
+            None,
+            json!({"variant": "chess", "days": 3, "rated": false, "color": "random"}),
+        )
+        .await;
+    assert_eq!(s, 401, "an anonymous seek: {e}");
+
+    // A real-time seek lives while its creator's lobby socket is open; a correspondence seek stays.
+    let mut watcher = t.ws("/api/lobby/ws").await;
+    next_json(&mut watcher).await;
+    let (s, v) = alice
+        .post(
+            "/api/seeks",
+            json!({"variant": "two-move", "clock": {"limit": 60, "increment": 1},
+                   "rated": false, "color": "random"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let live = v["id"].as_str().unwrap().to_string();
+    let (s, v) = alice
+        .post(
+            "/api/seeks",
+            json!({"variant": "two-move", "days": 2, "rated": false, "color": "random"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let corr = v["id"].as_str().unwrap().to_string();
+    let (_, list) = t.get("/api/seeks").await;
+    let ids: Vec<&str> = list["seeks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&live.as_str()) && ids.contains(&corr.as_str()), "{list}");
+    la.close(None).await.unwrap();
+    drop(la);
+    let (m, _) = until(&mut watcher, |m| m["type"] == "seek_removed").await;
+    assert_eq!(m["id"], live.as_str(), "{m}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, list) = t.get("/api/seeks").await;
+    let ids: Vec<&str> = list["seeks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert!(!ids.contains(&live.as_str()), "{list}");
+    assert!(ids.contains(&corr.as_str()), "{list}");
+    // A lobby socket opened now sees the correspondence seek.
+    let mut late = t.ws("/api/lobby/ws").await;
+    let first = next_json(&mut late).await;
+    assert_eq!(first["type"], "seeks", "{first}");
+    assert!(
+        first["seeks"].as_array().unwrap().iter().any(|s| s["id"] == corr.as_str() && s["days"] == 2),
+        "{first}"
+    );
+    let (s, a) = bob.post(&format!("/api/seeks/{corr}/accept"), json!({})).await;
+    assert_eq!(s, 200, "{a}");
+    let g = t.game(a["game_id"].as_str().unwrap()).await;
+    assert_eq!(g["days"], 2, "{g}");
+    assert_eq!(g["variant"], "two-move", "{g}");
+    t.srv.stop().await;
+}
+
+async fn games_created_by_accounts_seats_and_sockets(db: Db) {
+    let t = start(&db.url).await;
+    let alice = t.signup("alice").await;
+    let bob = t.signup("bob").await;
+    // Rated needs an account (and a person as the opponent).
+    let (s, e) = t
+        .post(
+            "/api/games",
+            None,
+            json!({"variant": "chess", "rated": true, "opponent": "human", "days": 3}),
+        )
+        .await;
+    assert!(s == 400 || s == 401, "an anonymous rated game: {s} {e}");
+    let (s, e) = alice
+        .post(
+            "/api/games",
+            json!({"variant": "chess", "rated": true, "opponent": "engine", "level": 1}),
+        )
+        .await;
+    assert_eq!(s, 400, "a rated game against the engine: {e}");
+    for bad in [
+        json!({"variant": "chess", "days": 4}),
+        json!({"variant": "chess", "days": 3, "clock": {"limit": 60, "increment": 0}}),
+    ] {
+        let (s, e) = alice.post("/api/games", bad.clone()).await;
+        assert_eq!(s, 400, "{bad}: {e}");
+    }
+
+    // A rated correspondence game: the creator's account takes the seat; only an account joins.
+    let (s, v) = alice
+        .post(
+            "/api/games",
+            json!({"variant": "chess", "rated": true, "opponent": "human", "days": 3,
+                   "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let seat_token = v["token"].as_str().map(str::to_string);
+    let invite = v["invite"].as_str().unwrap().to_string();
+    assert_eq!(v["game"]["players"]["white"]["username"], "alice", "{v}");
+    assert_eq!(v["game"]["players"]["black"], Value::Null, "{v}");
+    assert_eq!(v["game"]["rated"], true, "{v}");
+    assert_eq!(v["game"]["days"], 3, "{v}");
+    let join = format!("/api/games/{id}/join");
+    let (s, e) = t.post(&join, None, json!({"invite": invite})).await;
+    assert!((400..500).contains(&s), "an anonymous player joined a rated game: {s} {e}");
+    let (s, j) = bob.post(&join, json!({"invite": invite})).await;
+    assert_eq!(s, 200, "{j}");
+    assert_eq!(j["color"], "black", "{j}");
+    let g = t.game(&id).await;
+    assert_eq!(g["status"], "started", "{g}");
+    assert_eq!(g["players"]["black"]["username"], "bob", "{g}");
+    assert_eq!(g["players"]["black"]["rating"], 1500, "{g}");
+    assert_eq!(g["players"]["black"]["provisional"], true, "{g}");
+
+    // The seat token still works on the socket; the session cookie plays over the socket too.
+    if let Some(tok) = seat_token {
+        let mut ws = t.ws(&format!("/api/games/{id}/ws?token={tok}")).await;
+        let full = next_json(&mut ws).await;
+        assert_eq!(full["you"], "white", "{full}");
+    }
+    let mut ws_a = alice.ws(&format!("/api/games/{id}/ws")).await;
+    let full = next_json(&mut ws_a).await;
+    assert_eq!(full["type"], "gameFull", "{full}");
+    assert_eq!(full["you"], "white", "{full}");
+    ws_a.send(Message::Text(
+        json!({"type": "move", "move": "e2e4"}).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let (m, _) = until(&mut ws_a, |m| m["moves"].as_array().is_some_and(|a| a.len() == 1)).await;
+    assert_eq!(m["turn"], "black", "{m}");
+    assert!(int(&m["deadline_ms"]) > 0, "{m}");
+    let mut ws_b = bob.ws(&format!("/api/games/{id}/ws")).await;
+    let full = next_json(&mut ws_b).await;
+    assert_eq!(full["you"], "black", "{full}");
+    // Bob may not move White's pieces over his socket.
+    ws_b.send(Message::Text(
+        json!({"type": "move", "move": "d2d4"}).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let (err, _) = until(&mut ws_b, |m| m["type"] == "error").await;
+    assert!(err["status"].as_u64().is_some_and(|s| (400..500).contains(&s)), "{err}");
+    bob.mv(&id, "e7e5").await;
+    let g = t.game(&id).await;
+    assert_eq!(g["moves"], json!(["e2e4", "e7e5"]), "{g}");
+
+    // A casual game: an anonymous spectator may write in the spectator room.
+    let (s, v) = alice
+        .post(
+            "/api/games",
+            json!({"variant": "twinmove", "opponent": "human", "color": "black"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let id2 = v["id"].as_str().unwrap().to_string();
+    assert_eq!(v["game"]["players"]["black"]["username"], "alice", "{v}");
+    assert_eq!(v["game"]["rated"], false, "{v}");
+    let (s, j) = t
+        .post(&format!("/api/games/{id2}/join"), None, json!({"invite": v["invite"]}))
+        .await;
+    assert_eq!(s, 200, "an anonymous player joins a casual game: {j}");
+    let g = t.game(&id2).await;
+    assert_eq!(g["players"]["white"], Value::Null, "{g}");
+    let mut spec = t.ws(&format!("/api/games/{id2}/ws")).await;
+    until(&mut spec, |m| m["type"] == "chat_history" && m["room"] == "spectator").await;
+    let mut spec2 = t.ws(&format!("/api/games/{id2}/ws")).await;
+    until(&mut spec2, |m| m["type"] == "chat_history").await;
+    say(&mut spec, "spectator", "anonymous hello").await;
+    let (line, _) = until(&mut spec2, |m| is_chat(m, "spectator", "anonymous hello")).await;
+    assert_eq!(line["line"]["user"], Value::Null, "{line}");
+    t.srv.stop().await;
+}
+
+async fn correspondence_order_and_a_draw_when_the_opponent_cannot_win(db: Db) {
+    let clock = TimeSource::default();
+    let t = start_clocked(&db.url, clock.clone()).await;
+    let alice = t.signup("alice").await;
+    let bob = t.signup("bob").await;
+    let game = |days: u32| json!({"variant": "chess", "days": days, "rated": false, "color": "white"});
+    // g7: Alice to move, 7 days; g2: Alice to move, 2 days; g1: Bob to move, 1 day.
+    let (g7, _, _) = t.challenge_game(&alice, &bob, game(7)).await;
+    let (g2, _, _) = t.challenge_game(&alice, &bob, game(2)).await;
+    let (g1, _, _) = t.challenge_game(&alice, &bob, game(1)).await;
+    for id in [&g7, &g2] {
+        alice.mv(id, "e2e4").await;
+        bob.mv(id, "e7e5").await;
+    }
+    alice.mv(&g1, "d2d4").await;
+    bob.mv(&g1, "d7d5").await;
+    alice.mv(&g1, "c2c4").await;
+    let (s, p) = alice.get("/api/account/playing").await;
+    assert_eq!(s, 200, "{p}");
+    let order: Vec<&str> = p["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, [g2.as_str(), g7.as_str(), g1.as_str()], "my turn first, then by deadline: {p}");
+    let my_turn: Vec<&Value> = p["games"].as_array().unwrap().iter().map(|g| &g["my_turn"]).collect();
+    assert_eq!(my_turn, [&json!(true), &json!(true), &json!(false)], "{p}");
+    assert_eq!(p["games"][0]["color"], "white", "{p}");
+    assert_eq!(p["games"][0]["opponent"]["username"], "bob", "{p}");
+    assert_eq!(p["games"][0]["days"], 2, "{p}");
+    assert!(p["games"][0]["fen"].as_str().unwrap().contains(" w "), "{p}");
+    let g7_deadline = int(&t.game(&g7).await["deadline_ms"]);
+
+    // White (a king and queen) against a lone king: White running out of time is a draw.
+    let (s, v) = alice
+        .post(
+            "/api/games",
+            json!({"variant": "chess", "fen": "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "days": 1,
+                   "opponent": "human", "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let gd = v["id"].as_str().unwrap().to_string();
+    let (s, j) = bob
+        .post(&format!("/api/games/{gd}/join"), json!({"invite": v["invite"]}))
+        .await;
+    assert_eq!(s, 200, "{j}");
+    alice.mv(&gd, "d1d2").await;
+    bob.mv(&gd, "e8f8").await;
+    t.srv.stop().await;
+
+    clock.advance(25 * 3600 * 1000);
+    let t = start_clocked(&db.url, clock.clone()).await;
+    let g = t.wait_for(&gd, |g| g["status"] == "finished").await;
+    assert_eq!(g["result"], "1/2-1/2", "{g}");
+    assert_eq!(g["winner"], Value::Null, "{g}");
+    assert!(
+        g["reason"] == "timeout_vs_insufficient_material" || g["reason"] == "timeout",
+        "{g}"
+    );
+    let g = t.wait_for(&g1, |g| g["status"] == "finished").await;
+    assert_eq!(g["reason"], "timeout", "{g}");
+    assert_eq!(g["winner"], "white", "{g}");
+    // Two days per turn: 25 hours are not enough; neither for seven.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let g = t.game(&g2).await;
+    assert_eq!(g["status"], "started", "{g}");
+    let g = t.game(&g7).await;
+    assert_eq!(g["status"], "started", "{g}");
+    assert_eq!(int(&g["deadline_ms"]), g7_deadline, "not extended by the downtime: {g}");
+    // Another day: the two-day game is lost by Alice on time.
+    t.srv.stop().await;
+    clock.advance(24 * 3600 * 1000);
+    let t = start_clocked(&db.url, clock.clone()).await;
+    let g = t.wait_for(&g2, |g| g["status"] == "finished").await;
+    assert_eq!(g["reason"], "timeout", "{g}");
+    assert_eq!(g["winner"], "black", "{g}");
+    // The session survived both restarts.
+    let alice = alice.at(&t);
+    let (s, p) = alice.get("/api/account/playing").await;
+    assert_eq!(s, 200, "{p}");
+    let ids: Vec<&str> = p["games"].as_array().map_or(vec![], |a| a.iter().map(|g| g["id"].as_str().unwrap()).collect());
+    assert_eq!(ids, [g7.as_str()], "{p}");
+    t.srv.stop().await;
+}
+
 /// Each test runs on both backends.
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
@@ -1632,5 +2109,9 @@ on_both_backends!(
     chat_rooms_limits_and_history,
     a_bot_accepts_a_challenge_and_mates_over_its_streams,
     rematch_between_accounts_swaps_colours,
+    rematch_against_the_engine,
     player_page_games_pgn_and_leaderboard,
+    challenges_and_seeks_over_the_lobby_socket,
+    games_created_by_accounts_seats_and_sockets,
+    correspondence_order_and_a_draw_when_the_opponent_cannot_win,
 );
