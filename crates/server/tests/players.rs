@@ -50,10 +50,14 @@ async fn start(db: &str) -> T {
 }
 
 async fn start_clocked(db: &str, clock: TimeSource) -> T {
+    start_node(db, clock, None).await
+}
+
+async fn start_node(db: &str, clock: TimeSource, node: Option<&str>) -> T {
     let srv = server::start(Config {
         addr: "127.0.0.1:0".parse().unwrap(),
         db: db.to_string(),
-        node: None,
+        node: node.map(str::to_string),
         lease_ms: None,
         limits: loose_limits(),
         clock,
@@ -1455,6 +1459,33 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
     assert_eq!(g["winner"], "black", "{g}");
     let ev = next_line(&mut events, |e| e["type"] == "gameFinish").await;
     assert_eq!(ev["game"]["id"], id.as_str(), "{ev}");
+
+    // An idle event stream gets an empty line every 5 s.
+    let resp = t
+        .http
+        .get(format!("{}/api/stream/event", t.base))
+        .bearer_auth(&bot)
+        .send()
+        .await
+        .unwrap();
+    let mut body = resp.bytes_stream();
+    let mut got = Vec::new();
+    let keepalive = tokio::time::timeout(Duration::from_secs(8), async {
+        while let Some(Ok(chunk)) = body.next().await {
+            got.extend_from_slice(&chunk);
+            if got.windows(2).any(|w| w == b"\n\n") || got.first() == Some(&b'\n') {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(
+        keepalive,
+        Ok(true),
+        "no empty line within 8 s: {:?}",
+        String::from_utf8_lossy(&got)
+    );
     t.srv.stop().await;
 }
 
@@ -2080,6 +2111,91 @@ async fn correspondence_order_and_a_draw_when_the_opponent_cannot_win(db: Db) {
     let ids: Vec<&str> = p["games"].as_array().map_or(vec![], |a| a.iter().map(|g| g["id"].as_str().unwrap()).collect());
     assert_eq!(ids, [g7.as_str()], "{p}");
     t.srv.stop().await;
+}
+
+/// PostgreSQL only: two nodes on one database. A challenge made on one node reaches the
+/// challenged player's lobby socket on the other, the game starts for both, chat and seeks cross.
+#[tokio::test]
+async fn two_nodes_share_challenges_chat_and_seeks() {
+    let db = Db::postgres().await;
+    let a = start_node(&db.url, TimeSource::default(), Some("node-a")).await;
+    let b = start_node(&db.url, TimeSource::default(), Some("node-b")).await;
+    let alice = a.signup("alice").await;
+    let bob = b.signup("bob").await;
+    // Sessions live in the database: each cookie works on the other node as well.
+    let (s, acc) = alice.at(&b).get("/api/account").await;
+    assert_eq!(s, 200, "{acc}");
+    assert_eq!(acc["username"], "alice");
+
+    let mut la = alice.ws("/api/lobby/ws").await; // on node A
+    next_json(&mut la).await;
+    let mut lb = bob.ws("/api/lobby/ws").await; // on node B
+    next_json(&mut lb).await;
+    let (s, c) = bob
+        .post(
+            "/api/challenge/alice",
+            json!({"variant": "chess", "rated": true, "color": "white",
+                   "clock": {"limit": 300, "increment": 0}}),
+        )
+        .await;
+    assert_eq!(s, 201, "{c}");
+    let cid = c["id"].as_str().unwrap().to_string();
+    let (m, _) = until(&mut la, |m| m["type"] == "challenge").await;
+    assert_eq!(m["challenge"]["id"], cid.as_str(), "{m}");
+    let (s, r) = alice.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+    assert_eq!(s, 200, "{r}");
+    let id = r["game_id"].as_str().unwrap().to_string();
+    let (m, _) = until(&mut lb, |m| m["type"] == "game_start").await;
+    assert_eq!(m["game_id"], id.as_str(), "{m}");
+    assert_eq!(m["color"], "white", "{m}");
+
+    // Chat between the nodes; moves too.
+    let path = format!("/api/games/{id}/ws");
+    let mut wa = alice.ws(&path).await;
+    assert_eq!(next_json(&mut wa).await["you"], "black");
+    let mut wb = bob.ws(&path).await;
+    assert_eq!(next_json(&mut wb).await["you"], "white");
+    until(&mut wa, |m| m["type"] == "chat_history").await;
+    until(&mut wb, |m| m["type"] == "chat_history").await;
+    say(&mut wb, "player", "hello from B").await;
+    let (line, _) = until(&mut wa, |m| is_chat(m, "player", "hello from B")).await;
+    assert_eq!(line["line"]["user"], "bob", "{line}");
+    bob.mv(&id, "e2e4").await;
+    until(&mut wa, |m| m["moves"].as_array().is_some_and(|a| a.len() == 1)).await;
+    alice.mv(&id, "e7e5").await;
+    let g = bob.act(&id, "resign").await;
+    assert_eq!(g["winner"], "black", "{g}");
+    let (w1, b1) = rate(NEW, NEW, 0.0);
+    assert_perf(&a.perfs("bob").await["chess"], w1, 1, "bob");
+    assert_perf(&b.perfs("alice").await["chess"], b1, 1, "alice");
+
+    // A seek made on A (its creator's lobby socket is on A) is seen and taken on B.
+    let mut watcher = b.ws("/api/lobby/ws").await;
+    next_json(&mut watcher).await;
+    let (s, v) = alice
+        .post(
+            "/api/seeks",
+            json!({"variant": "chess", "clock": {"limit": 120, "increment": 1},
+                   "rated": false, "color": "random"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{v}");
+    let sid = v["id"].as_str().unwrap().to_string();
+    let (m, _) = until(&mut watcher, |m| m["type"] == "seek_added").await;
+    assert_eq!(m["seek"]["id"], sid.as_str(), "{m}");
+    let (_, list) = b.get("/api/seeks").await;
+    assert!(
+        list["seeks"].as_array().unwrap().iter().any(|s| s["id"] == sid.as_str()),
+        "{list}"
+    );
+    let (s, r) = bob.post(&format!("/api/seeks/{sid}/accept"), json!({})).await;
+    assert_eq!(s, 200, "{r}");
+    let gid = r["game_id"].as_str().unwrap().to_string();
+    // (Alice's lobby socket was told of the first game too.)
+    let (m, _) = until(&mut la, |m| m["type"] == "game_start" && m["game_id"] == gid.as_str()).await;
+    assert_eq!(m["color"] == "white" || m["color"] == "black", true, "{m}");
+    b.srv.stop().await;
+    a.srv.stop().await;
 }
 
 /// Each test runs on both backends.
