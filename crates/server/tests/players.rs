@@ -192,20 +192,33 @@ impl T {
 
     /// A challenge from `from` to `to`, accepted: the game id and (white, black) usernames as the
     /// game says.
-    async fn challenge_game(&self, from: &User, to: &User, body: Value) -> (String, String, String) {
-        let (s, c) = from.post(&format!("/api/challenge/{}", to.name), body.clone()).await;
+    async fn challenge_game(
+        &self,
+        from: &User,
+        to: &User,
+        body: Value,
+    ) -> (String, String, String) {
+        let (s, c) = from
+            .post(&format!("/api/challenge/{}", to.name), body.clone())
+            .await;
         assert_eq!(s, 201, "challenge {body}: {c}");
         assert_eq!(c["from"], from.name.as_str(), "{c}");
         assert_eq!(c["to"], to.name.as_str(), "{c}");
         assert_eq!(c["status"], "pending", "{c}");
         let cid = c["id"].as_str().expect("challenge id").to_string();
-        let (s, a) = to.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+        let (s, a) = to
+            .post(&format!("/api/challenge/{cid}/accept"), json!({}))
+            .await;
         assert_eq!(s, 200, "accept challenge {cid}: {a}");
         let id = a["game_id"].as_str().expect("game_id").to_string();
         let g = self.game(&id).await;
         assert_eq!(g["status"], "started", "{g}");
-        let w = g["players"]["white"]["username"].as_str().unwrap_or_else(|| panic!("{g}"));
-        let b = g["players"]["black"]["username"].as_str().unwrap_or_else(|| panic!("{g}"));
+        let w = g["players"]["white"]["username"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{g}"));
+        let b = g["players"]["black"]["username"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{g}"));
         let mut names = [w, b];
         names.sort();
         let mut want = [from.name.as_str(), to.name.as_str()];
@@ -281,7 +294,9 @@ impl User {
         v
     }
     async fn act(&self, id: &str, what: &str) -> Value {
-        let (s, v) = self.post(&format!("/api/games/{id}/{what}"), json!({})).await;
+        let (s, v) = self
+            .post(&format!("/api/games/{id}/{what}"), json!({}))
+            .await;
         assert_eq!(s, 200, "{} {what} in {id}: {v}", self.name);
         v
     }
@@ -290,7 +305,11 @@ impl User {
         let url = format!("{}{path}", self.base.replace("http://", "ws://"));
         let mut req = url.into_client_request().unwrap();
         let cookie = self.cookie();
-        assert!(cookie.contains("dm_session="), "{}: no session cookie", self.name);
+        assert!(
+            cookie.contains("dm_session="),
+            "{}: no session cookie",
+            self.name
+        );
         req.headers_mut().insert("cookie", cookie.parse().unwrap());
         req.headers_mut()
             .insert("origin", self.base.parse().unwrap());
@@ -412,7 +431,10 @@ fn ndjson(resp: reqwest::Response) -> mpsc::UnboundedReceiver<Value> {
 }
 
 /// Lines until one matches, within 10 s.
-async fn next_line(rx: &mut mpsc::UnboundedReceiver<Value>, what: impl Fn(&Value) -> bool) -> Value {
+async fn next_line(
+    rx: &mut mpsc::UnboundedReceiver<Value>,
+    what: impl Fn(&Value) -> bool,
+) -> Value {
     let mut seen = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
@@ -582,12 +604,19 @@ async fn play_any_turn(t: &T, id: &str, user: &User, color: &str) {
         if g["turn"] != color || g["status"] != "started" {
             return;
         }
-        let dests = g["legal"]["dests"].as_object().unwrap_or_else(|| panic!("{g}"));
+        let dests = g["legal"]["dests"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{g}"));
         let (from, to) = dests
             .iter()
-            .find_map(|(f, ts)| ts.as_array().and_then(|a| a.first()).map(|t| (f.clone(), t.clone())))
+            .find_map(|(f, ts)| {
+                ts.as_array()
+                    .and_then(|a| a.first())
+                    .map(|t| (f.clone(), t.clone()))
+            })
             .unwrap_or_else(|| panic!("no legal move: {g}"));
-        user.mv(id, &format!("{from}{}", to.as_str().unwrap())).await;
+        user.mv(id, &format!("{from}{}", to.as_str().unwrap()))
+            .await;
     }
     let g = t.game(id).await;
     assert!(g["turn"] != color, "the turn did not pass: {g}");
@@ -595,7 +624,11 @@ async fn play_any_turn(t: &T, id: &str, user: &User, color: &str) {
 
 async fn bot_move(t: &T, bot: &str, id: &str, m: &str) {
     let (s, v) = t
-        .post(&format!("/api/bot/game/{id}/move/{m}"), Some(bot), json!({}))
+        .post(
+            &format!("/api/bot/game/{id}/move/{m}"),
+            Some(bot),
+            json!({}),
+        )
         .await;
     assert_eq!(s, 200, "bot move {m}: {v}");
 }
@@ -626,7 +659,10 @@ async fn signup_login_logout_and_username_rules(db: Db) {
         .iter()
         .find(|c| c.starts_with("dm_session="))
         .unwrap_or_else(|| panic!("no dm_session cookie: {set_cookie:?}"));
-    assert!(session.to_ascii_lowercase().contains("httponly"), "{session}");
+    assert!(
+        session.to_ascii_lowercase().contains("httponly"),
+        "{session}"
+    );
     assert!(
         session.to_ascii_lowercase().contains("samesite=lax"),
         "{session}"
@@ -715,7 +751,10 @@ async fn signup_login_logout_and_username_rules(db: Db) {
         ("bob", &"x".repeat(129), 400),
     ] {
         let (s, e) = other
-            .post("/api/account/signup", json!({"username": name, "password": pw}))
+            .post(
+                "/api/account/signup",
+                json!({"username": name, "password": pw}),
+            )
             .await;
         assert_eq!(s, want, "signup {name:?} / {} chars: {e}", pw.len());
         assert!(e["error"].is_string(), "{e}");
@@ -806,7 +845,11 @@ async fn csrf_origin_and_api_tokens(db: Db) {
     assert_eq!(s, 401);
     // Tokens come from a session only.
     let (s, e) = t
-        .post("/api/account/token", Some(&tok), json!({"description": "x"}))
+        .post(
+            "/api/account/token",
+            Some(&tok),
+            json!({"description": "x"}),
+        )
         .await;
     assert!(s == 401 || s == 403, "a token made with a token: {s} {e}");
 
@@ -824,7 +867,11 @@ async fn csrf_origin_and_api_tokens(db: Db) {
     assert_eq!(s, 200, "{ch}");
     assert_eq!(ch["in"][0]["id"], cid, "{ch}");
     let (s, a) = t
-        .post(&format!("/api/challenge/{cid}/accept"), Some(&tok), json!({}))
+        .post(
+            &format!("/api/challenge/{cid}/accept"),
+            Some(&tok),
+            json!({}),
+        )
         .await;
     assert_eq!(s, 200, "{a}");
     let id = a["game_id"].as_str().unwrap().to_string();
@@ -916,8 +963,14 @@ async fn glicko2_ratings_for_rated_games_only(db: Db) {
     let diff = |g: &Value, side: &str| int(&g["players"][side]["rating_diff"]);
     let want_w = w1.r.round() as i64 - 1500;
     let want_b = b1.r.round() as i64 - 1500;
-    assert!((diff(&g, "white") - want_w).abs() <= 1, "white diff want {want_w}: {g}");
-    assert!((diff(&g, "black") - want_b).abs() <= 1, "black diff want {want_b}: {g}");
+    assert!(
+        (diff(&g, "white") - want_w).abs() <= 1,
+        "white diff want {want_w}: {g}"
+    );
+    assert!(
+        (diff(&g, "black") - want_b).abs() <= 1,
+        "black diff want {want_b}: {g}"
+    );
     assert_eq!(
         diff(&g, "white"),
         int(&pw["chess"]["rating"]) - 1500,
@@ -930,7 +983,11 @@ async fn glicko2_ratings_for_rated_games_only(db: Db) {
     let (alice1, bob1) = if w == "alice" { (w1, b1) } else { (b1, w1) };
     let (id2, w2, b2) = t.challenge_game(&alice, &bob, rated.clone()).await;
     let g = t.game(&id2).await;
-    let (pre_w, pre_b) = if w2 == "alice" { (alice1, bob1) } else { (bob1, alice1) };
+    let (pre_w, pre_b) = if w2 == "alice" {
+        (alice1, bob1)
+    } else {
+        (bob1, alice1)
+    };
     assert!(
         (int(&g["players"]["white"]["rating"]) - pre_w.r.round() as i64).abs() <= 1,
         "rating at game start: {g}"
@@ -955,7 +1012,11 @@ async fn glicko2_ratings_for_rated_games_only(db: Db) {
         int(&pw["chess"]["rating"]) - start_w,
         "rating_diff = new - old: {g}"
     );
-    assert_eq!(diff(&g, "black"), int(&pb["chess"]["rating"]) - start_b, "{g}");
+    assert_eq!(
+        diff(&g, "black"),
+        int(&pb["chess"]["rating"]) - start_b,
+        "{g}"
+    );
     assert!(diff(&g, "white") > 0 && diff(&g, "black") < 0, "{g}");
 
     // The rating history: two points each, oldest first, ending at the current rating.
@@ -1015,10 +1076,15 @@ async fn a_seek_is_taken_by_exactly_one_of_two_at_once(db: Db) {
         assert_eq!(seek["clock"]["increment"].as_f64(), Some(3.0), "{seek}");
         assert_eq!(seek["days"], Value::Null, "{seek}");
         let path = format!("/api/seeks/{sid}/accept");
-        let ((sb, vb), (sc, vc)) = tokio::join!(bob.post(&path, json!({})), carol.post(&path, json!({})));
+        let ((sb, vb), (sc, vc)) =
+            tokio::join!(bob.post(&path, json!({})), carol.post(&path, json!({})));
         let results = [(sb, &vb), (sc, &vc)];
         let winners: Vec<usize> = (0..2).filter(|&i| results[i].0 == 200).collect();
-        assert_eq!(winners.len(), 1, "round {round}: bob {sb} {vb}, carol {sc} {vc}");
+        assert_eq!(
+            winners.len(),
+            1,
+            "round {round}: bob {sb} {vb}, carol {sc} {vc}"
+        );
         let w = winners[0];
         let l = 1 - w;
         won[w] += 1;
@@ -1038,10 +1104,18 @@ async fn a_seek_is_taken_by_exactly_one_of_two_at_once(db: Db) {
         assert_eq!(games[0]["id"], game_id.as_str(), "{p}");
         let winner = if w == 0 { &bob } else { &carol };
         let loser = if w == 0 { &carol } else { &bob };
-        assert_eq!(games[0]["opponent"]["username"], winner.name.as_str(), "{p}");
+        assert_eq!(
+            games[0]["opponent"]["username"],
+            winner.name.as_str(),
+            "{p}"
+        );
         assert_eq!(games[0]["variant"], "chess", "{p}");
         let (_, p) = loser.get("/api/account/playing").await;
-        assert_eq!(p["games"], json!([]), "round {round}: the loser has a game: {p}");
+        assert_eq!(
+            p["games"],
+            json!([]),
+            "round {round}: the loser has a game: {p}"
+        );
         let (_, p) = winner.get("/api/account/playing").await;
         assert_eq!(p["games"].as_array().unwrap().len(), 1, "{p}");
         // The seeker's lobby socket is told; the seek is gone for everyone.
@@ -1051,7 +1125,11 @@ async fn a_seek_is_taken_by_exactly_one_of_two_at_once(db: Db) {
         assert_eq!(gone["id"], sid.as_str(), "{gone}");
         let (_, list) = t.get("/api/seeks").await;
         assert!(
-            !list["seeks"].as_array().unwrap().iter().any(|s| s["id"] == sid.as_str()),
+            !list["seeks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["id"] == sid.as_str()),
             "{list}"
         );
         let g = t.game(&game_id).await;
@@ -1082,7 +1160,9 @@ async fn a_seek_is_taken_by_exactly_one_of_two_at_once(db: Db) {
     assert!((400..500).contains(&s), "bob deleted alice's seek: {s}");
     let (s, _) = alice.delete(&format!("/api/seeks/{sid}")).await;
     assert_eq!(s, 204);
-    let (s, e) = bob.post(&format!("/api/seeks/{sid}/accept"), json!({})).await;
+    let (s, e) = bob
+        .post(&format!("/api/seeks/{sid}/accept"), json!({}))
+        .await;
     assert!(s == 404 || s == 409, "{s} {e}");
     t.srv.stop().await;
 }
@@ -1102,7 +1182,9 @@ async fn correspondence_deadline_passes_while_the_server_is_down(db: Db) {
     assert_eq!(c["days"], 1, "{c}");
     assert_eq!(c["color"], "white", "{c}");
     let cid = c["id"].as_str().unwrap();
-    let (s, a) = bob.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+    let (s, a) = bob
+        .post(&format!("/api/challenge/{cid}/accept"), json!({}))
+        .await;
     assert_eq!(s, 200, "{a}");
     let id = a["game_id"].as_str().unwrap().to_string();
     let g = t.game(&id).await;
@@ -1156,7 +1238,11 @@ async fn chat_rooms_limits_and_history(db: Db) {
     let rated = json!({"variant": "chess", "rated": true, "color": "white",
                        "clock": {"limit": 600, "increment": 0}});
     let (id, w, _) = t.challenge_game(&alice, &bob, rated).await;
-    let (white, black) = if w == "alice" { (&alice, &bob) } else { (&bob, &alice) };
+    let (white, black) = if w == "alice" {
+        (&alice, &bob)
+    } else {
+        (&bob, &alice)
+    };
     let path = format!("/api/games/{id}/ws");
 
     let mut ws_w = white.ws(&path).await;
@@ -1169,7 +1255,10 @@ async fn chat_rooms_limits_and_history(db: Db) {
     let mut ws_b = black.ws(&path).await;
     let full = next_json(&mut ws_b).await;
     assert_eq!(full["you"], "black", "{full}");
-    until(&mut ws_b, |m| m["type"] == "chat_history" && m["room"] == "player").await;
+    until(&mut ws_b, |m| {
+        m["type"] == "chat_history" && m["room"] == "player"
+    })
+    .await;
     // An anonymous spectator: the spectator room's history, never the player room's.
     let mut spec = t.ws(&path).await;
     let full = next_json(&mut spec).await;
@@ -1210,7 +1299,12 @@ async fn chat_rooms_limits_and_history(db: Db) {
     say(&mut ws_c, "spectator", "carol watching").await;
     let (line, seen) = until(&mut spec, |m| is_chat(m, "spectator", "carol watching")).await;
     assert_eq!(line["line"]["user"], "carol", "{line}");
-    assert!(!seen.iter().any(|m| m["type"] == "chat" && m["room"] == "player"), "{seen:?}");
+    assert!(
+        !seen
+            .iter()
+            .any(|m| m["type"] == "chat" && m["room"] == "player"),
+        "{seen:?}"
+    );
     // A spectator cannot write in the player room.
     say(&mut ws_c, "player", "let me in").await;
     let (err, _) = until(&mut ws_c, |m| m["type"] == "error").await;
@@ -1238,24 +1332,38 @@ async fn chat_rooms_limits_and_history(db: Db) {
         .count();
     assert!(refused >= 1, "no rate error for 6 lines at once: {to_w:?}");
     assert!(delivered >= 1, "no line of the burst delivered: {to_b:?}");
-    assert_eq!(refused + delivered, 6, "to white: {to_w:?}; to black: {to_b:?}");
+    assert_eq!(
+        refused + delivered,
+        6,
+        "to white: {to_w:?}; to black: {to_b:?}"
+    );
     // Nothing refused ever reached anyone; spectators never saw a player line.
-    assert!(!to_b.iter().any(|m| is_chat(m, "player", &too_long)), "{to_b:?}");
+    assert!(
+        !to_b.iter().any(|m| is_chat(m, "player", &too_long)),
+        "{to_b:?}"
+    );
     let to_spec = drain(&mut spec, Duration::from_millis(300)).await;
     assert!(
-        !to_spec.iter().any(|m| m["type"] == "chat" && m["room"] == "player"),
+        !to_spec
+            .iter()
+            .any(|m| m["type"] == "chat" && m["room"] == "player"),
         "{to_spec:?}"
     );
     let to_c = drain(&mut ws_c, Duration::from_millis(100)).await;
     assert!(
-        !to_c.iter().any(|m| m["type"] == "chat" && m["room"] == "player"),
+        !to_c
+            .iter()
+            .any(|m| m["type"] == "chat" && m["room"] == "player"),
         "{to_c:?}"
     );
     drop(ws_b);
 
     // A reconnecting player gets the player room's earlier lines, in order.
     let mut again = black.ws(&path).await;
-    let (h, _) = until(&mut again, |m| m["type"] == "chat_history" && m["room"] == "player").await;
+    let (h, _) = until(&mut again, |m| {
+        m["type"] == "chat_history" && m["room"] == "player"
+    })
+    .await;
     let lines = h["lines"].as_array().unwrap_or_else(|| panic!("{h}"));
     assert!(lines.len() >= 3, "{h}");
     assert_eq!(lines[0]["text"], "<b>hi</b>", "{h}");
@@ -1271,7 +1379,10 @@ async fn chat_rooms_limits_and_history(db: Db) {
     assert_eq!(h["lines"][0]["text"], "carol watching", "{h}");
     let more = drain(&mut spec2, Duration::from_millis(300)).await;
     assert!(
-        !seen.iter().chain(more.iter()).any(|m| m["type"] == "chat_history" && m["room"] == "player"),
+        !seen
+            .iter()
+            .chain(more.iter())
+            .any(|m| m["type"] == "chat_history" && m["room"] == "player"),
         "{seen:?} {more:?}"
     );
     t.srv.stop().await;
@@ -1282,7 +1393,9 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
     let alice = t.signup("alice").await;
     let robot_user = t.signup("robot").await;
     let bot = robot_user.token().await;
-    let (s, v) = t.post("/api/bot/account/upgrade", Some(&bot), json!({})).await;
+    let (s, v) = t
+        .post("/api/bot/account/upgrade", Some(&bot), json!({}))
+        .await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["kind"], "bot", "{v}");
     let (_, a) = t.get_bearer("/api/account", &bot).await;
@@ -1324,7 +1437,11 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
     assert_eq!(ev["challenge"]["from"], "alice", "{ev}");
     assert_eq!(ev["challenge"]["variant"], "chess", "{ev}");
     let (s, a) = t
-        .post(&format!("/api/challenge/{cid}/accept"), Some(&bot), json!({}))
+        .post(
+            &format!("/api/challenge/{cid}/accept"),
+            Some(&bot),
+            json!({}),
+        )
         .await;
     assert_eq!(s, 200, "{a}");
     let id = a["game_id"].as_str().unwrap().to_string();
@@ -1350,15 +1467,25 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
     let full = next_line(&mut game, |_| true).await;
     assert_eq!(full["type"], "gameFull", "{full}");
     alice.mv(&id, "f2f3").await;
-    next_line(&mut game, |s| s["moves"].as_array().is_some_and(|m| m.len() == 1)).await;
+    next_line(&mut game, |s| {
+        s["moves"].as_array().is_some_and(|m| m.len() == 1)
+    })
+    .await;
     // Not the bot's move to play White's pieces.
     let (s, e) = t
-        .post(&format!("/api/bot/game/{id}/move/e2e4"), Some(&bot), json!({}))
+        .post(
+            &format!("/api/bot/game/{id}/move/e2e4"),
+            Some(&bot),
+            json!({}),
+        )
         .await;
     assert!((400..500).contains(&s), "{s} {e}");
     bot_move(&t, &bot, &id, "e7e5").await;
     alice.mv(&id, "g2g4").await;
-    next_line(&mut game, |s| s["moves"].as_array().is_some_and(|m| m.len() == 3)).await;
+    next_line(&mut game, |s| {
+        s["moves"].as_array().is_some_and(|m| m.len() == 3)
+    })
+    .await;
     bot_move(&t, &bot, &id, "d8h4").await;
     let last = next_line(&mut game, |s| s["status"] == "finished").await;
     assert_eq!(last["reason"], "checkmate", "{last}");
@@ -1380,8 +1507,13 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
         .await;
     assert_eq!(s, 201, "{c}");
     let cid = c["id"].as_str().unwrap().to_string();
-    next_line(&mut events, |e| e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()).await;
-    let (s, _) = alice.post(&format!("/api/challenge/{cid}/cancel"), json!({})).await;
+    next_line(&mut events, |e| {
+        e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()
+    })
+    .await;
+    let (s, _) = alice
+        .post(&format!("/api/challenge/{cid}/cancel"), json!({}))
+        .await;
     assert_eq!(s, 200);
     let ev = next_line(&mut events, |e| e["type"] == "challengeCanceled").await;
     assert_eq!(ev["challenge"]["id"], cid.as_str(), "{ev}");
@@ -1389,7 +1521,10 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
     let (s, e) = t
         .post("/api/bot/account/upgrade", Some(&alice_tok), json!({}))
         .await;
-    assert!((400..500).contains(&s), "an account with games upgraded: {s} {e}");
+    assert!(
+        (400..500).contains(&s),
+        "an account with games upgraded: {s} {e}"
+    );
 
     // The bot declines with a reason: the challenger's lobby socket is told.
     let mut lobby = alice.ws("/api/lobby/ws").await;
@@ -1403,9 +1538,16 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
         .await;
     assert_eq!(s, 201, "{c}");
     let cid = c["id"].as_str().unwrap().to_string();
-    next_line(&mut events, |e| e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()).await;
+    next_line(&mut events, |e| {
+        e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()
+    })
+    .await;
     let (s, e) = t
-        .post(&format!("/api/challenge/{cid}/decline"), Some(&bot), json!({"reason": "variant"}))
+        .post(
+            &format!("/api/challenge/{cid}/decline"),
+            Some(&bot),
+            json!({"reason": "variant"}),
+        )
         .await;
     assert_eq!(s, 200, "{e}");
     let (m, _) = until(&mut lobby, |m| m["type"] == "challenge_gone").await;
@@ -1422,13 +1564,23 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
         .await;
     assert_eq!(s, 201, "{c}");
     let cid = c["id"].as_str().unwrap().to_string();
-    next_line(&mut events, |e| e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()).await;
+    next_line(&mut events, |e| {
+        e["type"] == "challenge" && e["challenge"]["id"] == cid.as_str()
+    })
+    .await;
     let (s, a) = t
-        .post(&format!("/api/challenge/{cid}/accept"), Some(&bot), json!({}))
+        .post(
+            &format!("/api/challenge/{cid}/accept"),
+            Some(&bot),
+            json!({}),
+        )
         .await;
     assert_eq!(s, 200, "{a}");
     let id = a["game_id"].as_str().unwrap().to_string();
-    let ev = next_line(&mut events, |e| e["type"] == "gameStart" && e["game"]["id"] == id.as_str()).await;
+    let ev = next_line(&mut events, |e| {
+        e["type"] == "gameStart" && e["game"]["id"] == id.as_str()
+    })
+    .await;
     assert_eq!(ev["game"]["color"], "white", "{ev}");
     assert_eq!(ev["game"]["variant"], "twinmove", "{ev}");
     let mut ws = alice.ws(&format!("/api/games/{id}/ws")).await;
@@ -1436,7 +1588,10 @@ async fn a_bot_accepts_a_challenge_and_mates_over_its_streams(db: Db) {
     assert_eq!(full["you"], "black", "{full}");
     // Twinmove: after a pawn move a piece move must follow.
     bot_move(&t, &bot, &id, "e2e4,d1h5").await;
-    let (m, _) = until(&mut ws, |m| m["moves"].as_array().is_some_and(|a| a.len() == 2)).await;
+    let (m, _) = until(&mut ws, |m| {
+        m["moves"].as_array().is_some_and(|a| a.len() == 2)
+    })
+    .await;
     assert_eq!(m["turn"], "black", "{m}");
     assert_eq!(m["moves"], json!(["e2e4", "d1h5"]), "{m}");
     let (s, e) = t
@@ -1506,7 +1661,10 @@ async fn rematch_between_accounts_swaps_colours(db: Db) {
     let (_, ch) = alice.get("/api/challenges").await;
     assert_eq!(ch["out"][0]["id"], c["id"], "{ch}");
     let (s, a) = bob
-        .post(&format!("/api/challenge/{}/accept", c["id"].as_str().unwrap()), json!({}))
+        .post(
+            &format!("/api/challenge/{}/accept", c["id"].as_str().unwrap()),
+            json!({}),
+        )
         .await;
     assert_eq!(s, 200, "{a}");
     let id = a["game_id"].as_str().unwrap().to_string();
@@ -1524,16 +1682,23 @@ async fn rematch_between_accounts_swaps_colours(db: Db) {
 
     let mut ws_b = bob.ws(&format!("/api/games/{id}/ws")).await;
     next_json(&mut ws_b).await;
-    let (s, v) = alice.post(&format!("/api/games/{id}/rematch"), json!({})).await;
+    let (s, v) = alice
+        .post(&format!("/api/games/{id}/rematch"), json!({}))
+        .await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v, json!({"offered": true}));
     let (m, _) = until(&mut ws_b, |m| m["rematch"]["offer"] == "white").await;
     assert_eq!(m["rematch"]["game_id"], Value::Null, "{m}");
     let g = t.game(&id).await;
     assert_eq!(g["rematch"]["offer"], "white", "{g}");
-    let (s, v) = bob.post(&format!("/api/games/{id}/rematch"), json!({})).await;
+    let (s, v) = bob
+        .post(&format!("/api/games/{id}/rematch"), json!({}))
+        .await;
     assert_eq!(s, 200, "{v}");
-    let new_id = v["game_id"].as_str().unwrap_or_else(|| panic!("{v}")).to_string();
+    let new_id = v["game_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
     assert_ne!(new_id, id);
     let g2 = t.game(&new_id).await;
     assert_eq!(g2["status"], "started", "{g2}");
@@ -1552,17 +1717,25 @@ async fn rematch_between_accounts_swaps_colours(db: Db) {
     // A declined rematch offer: the offer is withdrawn, no game.
     let g2 = alice.act(&new_id, "resign").await;
     assert_eq!(g2["status"], "finished", "{g2}");
-    let (s, v) = bob.post(&format!("/api/games/{new_id}/rematch"), json!({})).await;
+    let (s, v) = bob
+        .post(&format!("/api/games/{new_id}/rematch"), json!({}))
+        .await;
     assert_eq!((s, v), (200, json!({"offered": true})));
     let (s, _) = alice
         .post(&format!("/api/games/{new_id}/rematch/decline"), json!({}))
         .await;
     assert_eq!(s, 200);
     let g2 = t.game(&new_id).await;
-    assert_eq!(g2["rematch"], json!({"offer": null, "game_id": null}), "{g2}");
+    assert_eq!(
+        g2["rematch"],
+        json!({"offer": null, "game_id": null}),
+        "{g2}"
+    );
     // Only a player may ask.
     let carol = t.signup("carol").await;
-    let (s, e) = carol.post(&format!("/api/games/{new_id}/rematch"), json!({})).await;
+    let (s, e) = carol
+        .post(&format!("/api/games/{new_id}/rematch"), json!({}))
+        .await;
     assert!((400..500).contains(&s), "{s} {e}");
 
     t.srv.stop().await;
@@ -1666,9 +1839,17 @@ async fn player_page_games_pgn_and_leaderboard(db: Db) {
     // Alice resigned each game: 0-1 when she had White.
     let as_white = whites.iter().filter(|w| *w == "alice").count();
     assert_eq!(pgn.matches("[Result \"0-1\"]").count(), as_white, "{pgn}");
-    assert_eq!(pgn.matches("[Result \"1-0\"]").count(), 21 - as_white, "{pgn}");
+    assert_eq!(
+        pgn.matches("[Result \"1-0\"]").count(),
+        21 - as_white,
+        "{pgn}"
+    );
     assert_eq!(pgn.matches("[White \"alice\"]").count(), as_white, "{pgn}");
-    assert_eq!(pgn.matches("[Black \"alice\"]").count(), 21 - as_white, "{pgn}");
+    assert_eq!(
+        pgn.matches("[Black \"alice\"]").count(),
+        21 - as_white,
+        "{pgn}"
+    );
     // The moves (each followed by its clock comment).
     assert_eq!(pgn.matches("1.e4 ").count(), 21, "{pgn}");
     assert_eq!(pgn.matches(" e5 ").count(), 21, "{pgn}");
@@ -1702,7 +1883,11 @@ async fn player_page_games_pgn_and_leaderboard(db: Db) {
     let mut n = 0;
     loop {
         n += 1;
-        assert!(n <= 40, "still provisional after 40 rated games: {}", t.perfs("alice").await);
+        assert!(
+            n <= 40,
+            "still provisional after 40 rated games: {}",
+            t.perfs("alice").await
+        );
         let (id, w, b) = t.challenge_game(&alice, &bob, rated.clone()).await;
         // Alternate the winner (picked by name, whatever the colours).
         let loser = if n % 2 == 0 { &alice } else { &bob };
@@ -1777,25 +1962,45 @@ async fn challenges_and_seeks_over_the_lobby_socket(db: Db) {
     let (_, ch) = alice.get("/api/challenges").await;
     assert_eq!(ch["out"][0]["id"], cid.as_str(), "{ch}");
     // Only the challenger cancels; only the challenged accepts.
-    let (s, e) = bob.post(&format!("/api/challenge/{cid}/cancel"), json!({})).await;
-    assert!((400..500).contains(&s), "bob canceled alice's challenge: {s} {e}");
-    let (s, e) = alice.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
-    assert!((400..500).contains(&s), "alice accepted her own challenge: {s} {e}");
-    let (s, _) = alice.post(&format!("/api/challenge/{cid}/cancel"), json!({})).await;
+    let (s, e) = bob
+        .post(&format!("/api/challenge/{cid}/cancel"), json!({}))
+        .await;
+    assert!(
+        (400..500).contains(&s),
+        "bob canceled alice's challenge: {s} {e}"
+    );
+    let (s, e) = alice
+        .post(&format!("/api/challenge/{cid}/accept"), json!({}))
+        .await;
+    assert!(
+        (400..500).contains(&s),
+        "alice accepted her own challenge: {s} {e}"
+    );
+    let (s, _) = alice
+        .post(&format!("/api/challenge/{cid}/cancel"), json!({}))
+        .await;
     assert_eq!(s, 200);
     let (m, _) = until(&mut lb, |m| m["type"] == "challenge_gone").await;
     assert_eq!(m["id"], cid.as_str(), "{m}");
     assert_eq!(m["reason"], "canceled", "{m}");
     let (_, ch) = bob.get("/api/challenges").await;
     assert_eq!(ch["in"], json!([]), "{ch}");
-    let (s, e) = bob.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
-    assert!(s == 404 || s == 409, "a canceled challenge accepted: {s} {e}");
+    let (s, e) = bob
+        .post(&format!("/api/challenge/{cid}/accept"), json!({}))
+        .await;
+    assert!(
+        s == 404 || s == 409,
+        "a canceled challenge accepted: {s} {e}"
+    );
 
     // Declined with a reason: the challenger is told.
     let (_, c) = alice.post("/api/challenge/bob", body.clone()).await;
     let cid = c["id"].as_str().unwrap().to_string();
     let (s, e) = bob
-        .post(&format!("/api/challenge/{cid}/decline"), json!({"reason": "later"}))
+        .post(
+            &format!("/api/challenge/{cid}/decline"),
+            json!({"reason": "later"}),
+        )
         .await;
     assert_eq!(s, 200, "{e}");
     let (m, _) = until(&mut la, |m| m["type"] == "challenge_gone").await;
@@ -1807,7 +2012,9 @@ async fn challenges_and_seeks_over_the_lobby_socket(db: Db) {
     // Accepted: both are told the game started, with their colours (the challenger chose black).
     let (_, c) = alice.post("/api/challenge/bob", body.clone()).await;
     let cid = c["id"].as_str().unwrap().to_string();
-    let (s, a) = bob.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+    let (s, a) = bob
+        .post(&format!("/api/challenge/{cid}/accept"), json!({}))
+        .await;
     assert_eq!(s, 200, "{a}");
     let id = a["game_id"].as_str().unwrap().to_string();
     let (m, _) = until(&mut la, |m| m["type"] == "game_start").await;
@@ -1879,7 +2086,10 @@ async fn challenges_and_seeks_over_the_lobby_socket(db: Db) {
         .iter()
         .map(|s| s["id"].as_str().unwrap())
         .collect();
-    assert!(ids.contains(&live.as_str()) && ids.contains(&corr.as_str()), "{list}");
+    assert!(
+        ids.contains(&live.as_str()) && ids.contains(&corr.as_str()),
+        "{list}"
+    );
     la.close(None).await.unwrap();
     drop(la);
     let (m, _) = until(&mut watcher, |m| m["type"] == "seek_removed").await;
@@ -1899,10 +2109,16 @@ async fn challenges_and_seeks_over_the_lobby_socket(db: Db) {
     let first = next_json(&mut late).await;
     assert_eq!(first["type"], "seeks", "{first}");
     assert!(
-        first["seeks"].as_array().unwrap().iter().any(|s| s["id"] == corr.as_str() && s["days"] == 2),
+        first["seeks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == corr.as_str() && s["days"] == 2),
         "{first}"
     );
-    let (s, a) = bob.post(&format!("/api/seeks/{corr}/accept"), json!({})).await;
+    let (s, a) = bob
+        .post(&format!("/api/seeks/{corr}/accept"), json!({}))
+        .await;
     assert_eq!(s, 200, "{a}");
     let g = t.game(a["game_id"].as_str().unwrap()).await;
     assert_eq!(g["days"], 2, "{g}");
@@ -1956,7 +2172,10 @@ async fn games_created_by_accounts_seats_and_sockets(db: Db) {
     assert_eq!(v["game"]["days"], 3, "{v}");
     let join = format!("/api/games/{id}/join");
     let (s, e) = t.post(&join, None, json!({"invite": invite})).await;
-    assert!((400..500).contains(&s), "an anonymous player joined a rated game: {s} {e}");
+    assert!(
+        (400..500).contains(&s),
+        "an anonymous player joined a rated game: {s} {e}"
+    );
     let (s, j) = bob.post(&join, json!({"invite": invite})).await;
     assert_eq!(s, 200, "{j}");
     assert_eq!(j["color"], "black", "{j}");
@@ -1981,7 +2200,10 @@ async fn games_created_by_accounts_seats_and_sockets(db: Db) {
     ))
     .await
     .unwrap();
-    let (m, _) = until(&mut ws_a, |m| m["moves"].as_array().is_some_and(|a| a.len() == 1)).await;
+    let (m, _) = until(&mut ws_a, |m| {
+        m["moves"].as_array().is_some_and(|a| a.len() == 1)
+    })
+    .await;
     assert_eq!(m["turn"], "black", "{m}");
     assert!(int(&m["deadline_ms"]) > 0, "{m}");
     let mut ws_b = bob.ws(&format!("/api/games/{id}/ws")).await;
@@ -1994,7 +2216,12 @@ async fn games_created_by_accounts_seats_and_sockets(db: Db) {
     .await
     .unwrap();
     let (err, _) = until(&mut ws_b, |m| m["type"] == "error").await;
-    assert!(err["status"].as_u64().is_some_and(|s| (400..500).contains(&s)), "{err}");
+    assert!(
+        err["status"]
+            .as_u64()
+            .is_some_and(|s| (400..500).contains(&s)),
+        "{err}"
+    );
     bob.mv(&id, "e7e5").await;
     let g = t.game(&id).await;
     assert_eq!(g["moves"], json!(["e2e4", "e7e5"]), "{g}");
@@ -2011,13 +2238,20 @@ async fn games_created_by_accounts_seats_and_sockets(db: Db) {
     assert_eq!(v["game"]["players"]["black"]["username"], "alice", "{v}");
     assert_eq!(v["game"]["rated"], false, "{v}");
     let (s, j) = t
-        .post(&format!("/api/games/{id2}/join"), None, json!({"invite": v["invite"]}))
+        .post(
+            &format!("/api/games/{id2}/join"),
+            None,
+            json!({"invite": v["invite"]}),
+        )
         .await;
     assert_eq!(s, 200, "an anonymous player joins a casual game: {j}");
     let g = t.game(&id2).await;
     assert_eq!(g["players"]["white"], Value::Null, "{g}");
     let mut spec = t.ws(&format!("/api/games/{id2}/ws")).await;
-    until(&mut spec, |m| m["type"] == "chat_history" && m["room"] == "spectator").await;
+    until(&mut spec, |m| {
+        m["type"] == "chat_history" && m["room"] == "spectator"
+    })
+    .await;
     let mut spec2 = t.ws(&format!("/api/games/{id2}/ws")).await;
     until(&mut spec2, |m| m["type"] == "chat_history").await;
     say(&mut spec, "spectator", "anonymous hello").await;
@@ -2031,7 +2265,8 @@ async fn correspondence_order_and_a_draw_when_the_opponent_cannot_win(db: Db) {
     let t = start_clocked(&db.url, clock.clone()).await;
     let alice = t.signup("alice").await;
     let bob = t.signup("bob").await;
-    let game = |days: u32| json!({"variant": "chess", "days": days, "rated": false, "color": "white"});
+    let game =
+        |days: u32| json!({"variant": "chess", "days": days, "rated": false, "color": "white"});
     // g7: Alice to move, 7 days; g2: Alice to move, 2 days; g1: Bob to move, 1 day.
     let (g7, _, _) = t.challenge_game(&alice, &bob, game(7)).await;
     let (g2, _, _) = t.challenge_game(&alice, &bob, game(2)).await;
@@ -2051,13 +2286,25 @@ async fn correspondence_order_and_a_draw_when_the_opponent_cannot_win(db: Db) {
         .iter()
         .map(|g| g["id"].as_str().unwrap())
         .collect();
-    assert_eq!(order, [g2.as_str(), g7.as_str(), g1.as_str()], "my turn first, then by deadline: {p}");
-    let my_turn: Vec<&Value> = p["games"].as_array().unwrap().iter().map(|g| &g["my_turn"]).collect();
+    assert_eq!(
+        order,
+        [g2.as_str(), g7.as_str(), g1.as_str()],
+        "my turn first, then by deadline: {p}"
+    );
+    let my_turn: Vec<&Value> = p["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| &g["my_turn"])
+        .collect();
     assert_eq!(my_turn, [&json!(true), &json!(true), &json!(false)], "{p}");
     assert_eq!(p["games"][0]["color"], "white", "{p}");
     assert_eq!(p["games"][0]["opponent"]["username"], "bob", "{p}");
     assert_eq!(p["games"][0]["days"], 2, "{p}");
-    assert!(p["games"][0]["fen"].as_str().unwrap().contains(" w "), "{p}");
+    assert!(
+        p["games"][0]["fen"].as_str().unwrap().contains(" w "),
+        "{p}"
+    );
     let g7_deadline = int(&t.game(&g7).await["deadline_ms"]);
 
     // White (a king and queen) against a lone king: White running out of time is a draw.
@@ -2071,7 +2318,10 @@ async fn correspondence_order_and_a_draw_when_the_opponent_cannot_win(db: Db) {
     assert_eq!(s, 201, "{v}");
     let gd = v["id"].as_str().unwrap().to_string();
     let (s, j) = bob
-        .post(&format!("/api/games/{gd}/join"), json!({"invite": v["invite"]}))
+        .post(
+            &format!("/api/games/{gd}/join"),
+            json!({"invite": v["invite"]}),
+        )
         .await;
     assert_eq!(s, 200, "{j}");
     alice.mv(&gd, "d1d2").await;
@@ -2096,7 +2346,11 @@ async fn correspondence_order_and_a_draw_when_the_opponent_cannot_win(db: Db) {
     assert_eq!(g["status"], "started", "{g}");
     let g = t.game(&g7).await;
     assert_eq!(g["status"], "started", "{g}");
-    assert_eq!(int(&g["deadline_ms"]), g7_deadline, "not extended by the downtime: {g}");
+    assert_eq!(
+        int(&g["deadline_ms"]),
+        g7_deadline,
+        "not extended by the downtime: {g}"
+    );
     // Another day: the two-day game is lost by Alice on time.
     t.srv.stop().await;
     clock.advance(24 * 3600 * 1000);
@@ -2108,7 +2362,9 @@ async fn correspondence_order_and_a_draw_when_the_opponent_cannot_win(db: Db) {
     let alice = alice.at(&t);
     let (s, p) = alice.get("/api/account/playing").await;
     assert_eq!(s, 200, "{p}");
-    let ids: Vec<&str> = p["games"].as_array().map_or(vec![], |a| a.iter().map(|g| g["id"].as_str().unwrap()).collect());
+    let ids: Vec<&str> = p["games"].as_array().map_or(vec![], |a| {
+        a.iter().map(|g| g["id"].as_str().unwrap()).collect()
+    });
     assert_eq!(ids, [g7.as_str()], "{p}");
     t.srv.stop().await;
 }
@@ -2142,7 +2398,9 @@ async fn two_nodes_share_challenges_chat_and_seeks() {
     let cid = c["id"].as_str().unwrap().to_string();
     let (m, _) = until(&mut la, |m| m["type"] == "challenge").await;
     assert_eq!(m["challenge"]["id"], cid.as_str(), "{m}");
-    let (s, r) = alice.post(&format!("/api/challenge/{cid}/accept"), json!({})).await;
+    let (s, r) = alice
+        .post(&format!("/api/challenge/{cid}/accept"), json!({}))
+        .await;
     assert_eq!(s, 200, "{r}");
     let id = r["game_id"].as_str().unwrap().to_string();
     let (m, _) = until(&mut lb, |m| m["type"] == "game_start").await;
@@ -2161,7 +2419,10 @@ async fn two_nodes_share_challenges_chat_and_seeks() {
     let (line, _) = until(&mut wa, |m| is_chat(m, "player", "hello from B")).await;
     assert_eq!(line["line"]["user"], "bob", "{line}");
     bob.mv(&id, "e2e4").await;
-    until(&mut wa, |m| m["moves"].as_array().is_some_and(|a| a.len() == 1)).await;
+    until(&mut wa, |m| {
+        m["moves"].as_array().is_some_and(|a| a.len() == 1)
+    })
+    .await;
     alice.mv(&id, "e7e5").await;
     let g = bob.act(&id, "resign").await;
     assert_eq!(g["winner"], "black", "{g}");
@@ -2185,14 +2446,23 @@ async fn two_nodes_share_challenges_chat_and_seeks() {
     assert_eq!(m["seek"]["id"], sid.as_str(), "{m}");
     let (_, list) = b.get("/api/seeks").await;
     assert!(
-        list["seeks"].as_array().unwrap().iter().any(|s| s["id"] == sid.as_str()),
+        list["seeks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == sid.as_str()),
         "{list}"
     );
-    let (s, r) = bob.post(&format!("/api/seeks/{sid}/accept"), json!({})).await;
+    let (s, r) = bob
+        .post(&format!("/api/seeks/{sid}/accept"), json!({}))
+        .await;
     assert_eq!(s, 200, "{r}");
     let gid = r["game_id"].as_str().unwrap().to_string();
     // (Alice's lobby socket was told of the first game too.)
-    let (m, _) = until(&mut la, |m| m["type"] == "game_start" && m["game_id"] == gid.as_str()).await;
+    let (m, _) = until(&mut la, |m| {
+        m["type"] == "game_start" && m["game_id"] == gid.as_str()
+    })
+    .await;
     assert_eq!(m["color"] == "white" || m["color"] == "black", true, "{m}");
     b.srv.stop().await;
     a.srv.stop().await;
