@@ -41,7 +41,9 @@ pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
     let creating = Router::new()
         .route("/api/games", post(create))
         .layer(rates.game_creation.clone());
-    Router::new()
+    // The API is rate-limited per client; the page's static files are not (a page load fetches
+    // several, and players behind one address would share the budget).
+    let api = Router::new()
         .merge(creating)
         .route("/api/account/signup", post(account::signup))
         .route("/api/account/login", post(account::login))
@@ -95,6 +97,9 @@ pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
         .route("/api/analysis/ws", get(crate::analysis::analysis_ws))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .layer(rates.requests.clone());
+    Router::new()
+        .merge(api)
         .fallback(crate::web::static_file)
         .with_state(state)
         .layer(axum::middleware::from_fn(crate::players::auth::csrf))
@@ -102,7 +107,6 @@ pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::new())
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
-        .layer(rates.requests.clone())
         .layer(axum::middleware::map_response(json_errors))
         .layer(crate::limits::security_headers())
         .layer(TraceLayer::new_for_http().make_span_with(span_without_secrets))
@@ -544,11 +548,20 @@ async fn list(
     Ok(Json(json!({ "games": games })))
 }
 
+#[derive(Deserialize)]
+struct SeatQuery {
+    token: Option<String>,
+}
+
 async fn get_game(
     State(hub): State<Shared>,
-    auth: Auth,
+    mut auth: Auth,
     Path(id): Path<String>,
+    Query(q): Query<SeatQuery>,
 ) -> Result<Json<GameState>, ApiError> {
+    if q.token.is_some() {
+        auth.seat_token = q.token;
+    }
     let slot = hub.slot(&id).await?;
     let live = slot.live.lock().await;
     let mut v = live.state(StateKind::GameFull, hub.now());

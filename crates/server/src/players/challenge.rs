@@ -318,7 +318,8 @@ fn rematch_spec(live: &Live) -> GameSpec {
 
 /// `POST /api/games/{id}/rematch`: against the engine a new game at once (201, like creating
 /// one); between people an offer (`{"offered": true}`), or the rematch itself when the opponent
-/// had offered (`{"game_id"}`).
+/// had offered (`{"game_id"}`). The work runs on its own task, so that a client that leaves
+/// mid-request cannot leave a rematch half made.
 pub async fn rematch(
     State(hub): State<Shared>,
     auth: Auth,
@@ -332,36 +333,80 @@ pub async fn rematch(
     if live.is_live() {
         return Err(crate::game::GameError::NotOver.into());
     }
+    if live.meta.rematch.game_id.is_some() {
+        return Err(crate::game::GameError::RematchStarted.into());
+    }
+    tokio::spawn(async move { rematch_task(hub, auth, slot, me, live).await })
+        .await
+        .map_err(ApiError::internal)?
+}
+
+async fn rematch_task(
+    hub: Shared,
+    auth: Auth,
+    slot: std::sync::Arc<crate::hub::Slot>,
+    me: Color,
+    live: Live,
+) -> Result<Response, ApiError> {
     let next_id = super::new_id(10);
-    let state = hub
-        .act(
-            &slot,
-            Actor::Player(me),
-            &Action::Rematch {
-                next_id: next_id.clone(),
-            },
-        )
-        .await?;
-    if state.rematch.game_id.as_deref() != Some(next_id.as_str()) {
-        return Ok(Json(json!({ "offered": true })).into_response());
-    }
-    if let Some(engine) = live.engine() {
-        return crate::routes::rematch_engine(&hub, &auth, &live, me, engine, next_id).await;
-    }
-    // Agreed: the rematch is ours to start, colours swapped, seats carried over.
-    let accounts: Vec<Option<Account>> = {
-        let mut v = Vec::new();
-        for p in &live.meta.players {
-            v.push(match p {
-                Some(p) => hub.store.user(&p.id()).await?.as_ref().map(Account::of),
-                None => None,
-            });
-        }
-        v
+    let offer = Action::Rematch {
+        next_id: next_id.clone(),
     };
+    let agreed = live.engine().is_some()
+        || live.meta.rematch.offer == Some(crate::game::Side::from(me.other()));
+    if !agreed {
+        let state = hub.act(&slot, Actor::Player(me), &offer).await?;
+        if state.rematch.game_id.as_deref() != Some(next_id.as_str()) {
+            return Ok(Json(json!({ "offered": true })).into_response());
+        }
+        // The opponent's offer came in meanwhile: ours made the agreement; start it now.
+        return start_rematch(&hub, &auth, &live, me, next_id).await;
+    }
+    // Agreed: the game exists before anyone is told its id.
+    let answer = start_rematch(&hub, &auth, &live, me, next_id.clone()).await?;
+    match hub.act(&slot, Actor::Player(me), &offer).await {
+        Ok(s) if s.rematch.game_id.as_deref() == Some(next_id.as_str()) => Ok(answer),
+        other => {
+            // Someone else's rematch won the race: this one goes (aborted before any move).
+            if let Ok(new) = hub.slot(&next_id).await {
+                let engine = new.live.lock().await.engine_color();
+                let c = if engine == Some(Color::White) {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                let _ = hub.act(&new, Actor::Player(c), &Action::Abort).await;
+            }
+            match other {
+                Err(e) => Err(e),
+                Ok(_) => Err(crate::game::GameError::RematchStarted.into()),
+            }
+        }
+    }
+}
+
+/// Creates the rematch of `live` as game `next_id`: colours swapped, the same settings, the
+/// seats (accounts and anonymous tokens) carried over; against the engine, the engine game's answer.
+async fn start_rematch(
+    hub: &Shared,
+    auth: &Auth,
+    live: &Live,
+    me: Color,
+    next_id: String,
+) -> Result<Response, ApiError> {
+    if let Some(engine) = live.engine() {
+        return crate::routes::rematch_engine(hub, auth, live, me, engine, next_id).await;
+    }
+    let mut accounts: Vec<Option<Account>> = Vec::new();
+    for p in &live.meta.players {
+        accounts.push(match p {
+            Some(p) => hub.store.user(&p.id()).await?.as_ref().map(Account::of),
+            None => None,
+        });
+    }
     let players = [accounts[1].as_ref(), accounts[0].as_ref()];
     let tokens = [live.meta.tokens[1].clone(), live.meta.tokens[0].clone()];
-    start_game(&hub, next_id.clone(), &rematch_spec(&live), players, tokens).await?;
+    start_game(hub, next_id.clone(), &rematch_spec(live), players, tokens).await?;
     Ok(Json(json!({ "game_id": next_id })).into_response())
 }
 
