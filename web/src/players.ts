@@ -148,7 +148,7 @@ export async function playerPage(app: HTMLElement, name: string, params: URLSear
     .then(hist => {
       const blocks = VARIANTS.filter(([k]) => (hist[k] ?? []).length > 0).map(([k, t]) =>
         h('div', { class: 'graph-block', 'data-variant': k }, h('h3', {}, t), ratingGraph(hist[k]!, t)));
-      graphs.replaceChildren(h('h2', {}, 'Rating history'), ...(blocks.length ? blocks : [h('div', { class: 'muted' }, 'No rated games yet.')]));
+      graphs.replaceChildren(h('h2', {}, 'Rating history'), blocks.length ? h('div', { class: 'graphs' }, blocks) : h('div', { class: 'muted' }, 'No rated games yet.'));
     })
     .catch(e => graphs.replaceChildren(h('h2', {}, 'Rating history'), h('div', { class: 'error' }, e.message)));
 
