@@ -2,6 +2,7 @@
 import { api, ratingText, tcLabel, variantTitle, VARIANTS, type Challenge, type Color, type GameState, type Playing, type RatingPoint, type UserInfo, type Variant } from './api';
 import { account } from './auth';
 import { colorSelect, playerLabel, playingList, resultWords, timeControlFields, variantSelect } from './forms';
+import { lobbySocket } from './seeks';
 import { h } from './util';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -59,7 +60,18 @@ function challengeForm(to: string): HTMLElement {
       submit.disabled = true;
       try {
         const c = await api<Challenge>('POST', `/api/challenge/${encodeURIComponent(to)}`, { variant: variant.value, ...t, rated: rated.checked, color: color.value });
-        out.replaceChildren(h('div', { class: 'ok' }, `Challenge sent (${variantTitle(c.variant)}, ${tcLabel(c)}, ${c.rated ? 'rated' : 'casual'}). Waiting for ${to} in the `, h('a', { href: '/' }, 'lobby'), '…'));
+        const cancel = h('button', { class: 'small', id: 'challenge-cancel', onclick: async () => {
+          try { await api('POST', `/api/challenge/${c.id}/cancel`); stop(); out.replaceChildren(h('div', { class: 'muted' }, 'Challenge cancelled.')); } catch (x: any) { err.textContent = x.message; }
+        } }, 'Cancel');
+        out.replaceChildren(h('div', { class: 'ok', id: 'challenge-sent' }, `Challenge sent (${variantTitle(c.variant)}, ${tcLabel(c)}, ${c.rated ? 'rated' : 'casual'}). Waiting for ${to}… `, cancel));
+        // Follow the answer here: the game starts, or the challenge is declined.
+        const stop = lobbySocket(msg => {
+          if (msg.type === 'game_start') location.href = `/game/${msg.game_id}`;
+          else if (msg.type === 'challenge_gone' && msg.id === c.id && msg.reason !== 'accepted') {
+            stop();
+            out.replaceChildren(h('div', { class: 'error', id: 'challenge-declined' }, `${to} declined the challenge${msg.reason && msg.reason !== 'declined' ? ` (${msg.reason})` : ''}.`));
+          }
+        });
       } catch (x: any) {
         err.textContent = x.message;
       } finally {

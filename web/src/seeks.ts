@@ -23,6 +23,27 @@ const inRange = (s: Seek, rating: number | undefined) =>
   rating === undefined || ((s.rating_min === null || rating >= s.rating_min) && (s.rating_max === null || rating <= s.rating_max));
 const isMe = (me: Account | null, name: string) => !!me && me.username.toLowerCase() === name.toLowerCase();
 
+/** A lobby socket for one purpose (e.g. the player page after a challenge): calls `on` with each message. */
+export function lobbySocket(on: (msg: any) => void): () => void {
+  let stop = false, sock: WebSocket | null = null, ping = 0, backoff = 1000;
+  const connect = () => {
+    sock = new WebSocket(wsUrl('/api/lobby/ws'));
+    sock.onopen = () => {
+      backoff = 1000;
+      ping = window.setInterval(() => sock?.readyState === WebSocket.OPEN && sock.send(JSON.stringify({ type: 'ping' })), 25000);
+    };
+    sock.onmessage = ev => { try { on(JSON.parse(ev.data)); } catch {} };
+    sock.onclose = () => {
+      clearInterval(ping);
+      if (!stop) setTimeout(connect, (backoff = Math.min(backoff * 2, 30000)));
+    };
+  };
+  connect();
+  const close = () => { stop = true; sock?.close(); };
+  window.addEventListener('pagehide', close);
+  return close;
+}
+
 export function seekPanels(): HTMLElement[] {
   const seeks = new Map<string, Seek>();
   let me: Account | null = null;
