@@ -266,6 +266,9 @@ export function seekPanels(): HTMLElement[] {
         case 'game_start':
           go(msg.game_id);
           break;
+        case 'game_finish':
+          if (me) loadPlaying();
+          break;
         case 'challenge': {
           const c = msg.challenge as Challenge;
           if (c.status !== 'pending') break;
