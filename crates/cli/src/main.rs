@@ -145,6 +145,9 @@ struct ServeLimits {
     /// WebSockets open at once on this node
     #[arg(long, default_value_t = 20_000)]
     sockets_total: usize,
+    /// Mark the session cookie `Secure` (the site is served over HTTPS, e.g. behind a TLS proxy)
+    #[arg(long)]
+    secure_cookies: bool,
 }
 
 impl ServeLimits {
@@ -161,6 +164,7 @@ impl ServeLimits {
             request_period: std::time::Duration::from_millis(self.request_period_ms.max(1)),
             sockets_per_client: self.sockets_per_client,
             sockets_total: self.sockets_total,
+            secure_cookies: self.secure_cookies,
             ..d
         }
     }
@@ -229,6 +233,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     node,
                     lease_ms: Some(job_lease_ms),
                     limits: limits.into_limits(),
+                    clock: Default::default(),
                 },
             ))
             .map(|_| ExitCode::SUCCESS)

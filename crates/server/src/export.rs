@@ -32,9 +32,13 @@ pub fn game_pgn(live: &Live) -> String {
             "doublemove engine level {}",
             live.engine().map_or(8, |e| e.level)
         ),
-        _ => "Anonymous".to_string(),
+        _ => live.meta.players[c.index()]
+            .as_ref()
+            .map_or_else(|| "Anonymous".to_string(), |p| p.username.clone()),
     };
-    let tc = live.meta.clock.as_ref().map_or("-".to_string(), |c| {
+    // Correspondence: PGN's "moves/seconds" form, one turn per period.
+    let days = live.meta.days.map(|d| format!("1/{}", i64::from(d) * 86_400));
+    let tc = live.meta.clock.as_ref().map_or(days.unwrap_or("-".into()), |c| {
         if c.increment_ms > 0 {
             format!("{}+{}", c.limit_ms / 1000, c.increment_ms / 1000)
         } else {
@@ -46,7 +50,7 @@ pub fn game_pgn(live: &Live) -> String {
         (_, Some(o)) => o.describe(live.variant()),
         _ => "Unterminated".to_string(),
     };
-    let tags: Vec<(String, String)> = vec![
+    let mut tags: Vec<(String, String)> = vec![
         ("Event".into(), "doublemove server game".into()),
         ("Site".into(), format!("doublemove game {}", live.id)),
         ("Date".into(), pgn_date(live.created_at)),
@@ -56,6 +60,15 @@ pub fn game_pgn(live: &Live) -> String {
         ("TimeControl".into(), tc),
         ("Termination".into(), termination),
     ];
+    for (c, tag) in [(Color::White, "WhiteElo"), (Color::Black, "BlackElo")] {
+        if let Some(r) = live.meta.players[c.index()].as_ref().and_then(|p| p.rating) {
+            tags.push((tag.into(), r.to_string()));
+        }
+    }
+    if live.meta.players.iter().any(Option::is_some) {
+        let mode = if live.meta.rated { "Rated" } else { "Casual" };
+        tags.push(("Mode".into(), mode.into()));
+    }
     let comments: Vec<Option<String>> = live.turn_clocks().iter().map(|c| c.map(clk)).collect();
     write_pgn(&live.game, &tags, &comments)
 }

@@ -24,11 +24,29 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// The server's clock: the system time, shifted by an offset that tests move forward to see
+/// deadlines pass (clones share the offset).
+#[derive(Clone, Debug, Default)]
+pub struct TimeSource(Arc<AtomicI64>);
+
+impl TimeSource {
+    /// Epoch ms.
+    pub fn now(&self) -> i64 {
+        now_ms() + self.0.load(Ordering::Relaxed)
+    }
+    /// Moves this clock forward by `ms`.
+    pub fn advance(&self, ms: i64) {
+        self.0.fetch_add(ms, Ordering::Relaxed);
+    }
+}
+
 /// One message to the watchers of a game: the state JSON and whether the game is over.
 #[derive(Clone)]
 pub struct Event {
     pub json: Arc<str>,
     pub over: bool,
+    /// A chat line of this room (only sockets that read the room get it); `None`: a state.
+    pub room: Option<crate::game::ChatRoom>,
 }
 
 /// A game in memory with its watchers.
@@ -91,6 +109,10 @@ pub struct Hub {
     pub shutdown: tokio::sync::watch::Sender<bool>,
     /// The limits, the engine pool and the per-client counters.
     pub bounds: crate::limits::Bounds,
+    /// The server's clock.
+    pub time: TimeSource,
+    /// Accounts, seeks, challenges, chat: their limits and live channels.
+    pub players: crate::players::Players,
 }
 
 pub type Shared = Arc<Hub>;
@@ -99,6 +121,9 @@ pub type Shared = Arc<Hub>;
 /// default: longer than the engine's longest think.
 pub const LEASE_MS: i64 = 15_000;
 
+/// How long an ended game stays in memory after its end.
+pub const ENDED_KEPT: Duration = Duration::from_secs(600);
+
 impl Hub {
     pub fn new(
         store: Arc<dyn Store>,
@@ -106,8 +131,11 @@ impl Hub {
         shared_store: bool,
         lease_ms: i64,
         limits: crate::limits::ServerLimits,
+        time: TimeSource,
     ) -> Hub {
         Hub {
+            time,
+            players: crate::players::Players::new(),
             bounds: crate::limits::Bounds::new(limits),
             store,
             node,
@@ -118,7 +146,12 @@ impl Hub {
         }
     }
 
-    fn cached(&self, id: &str) -> Option<Arc<Slot>> {
+    /// Now, on the server's clock (epoch ms).
+    pub fn now(&self) -> i64 {
+        self.time.now()
+    }
+
+    pub(crate) fn cached(&self, id: &str) -> Option<Arc<Slot>> {
         self.games
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -149,6 +182,21 @@ impl Hub {
         let slot = Slot::new(live);
         games.insert(slot.id.clone(), slot.clone());
         slot
+    }
+
+    /// An ended game stays in memory a while (its players may still chat, offer a rematch),
+    /// then leaves; its archive stays in the store.
+    fn evict_later(self: &Arc<Self>, slot: &Arc<Slot>) {
+        let hub = Arc::downgrade(self);
+        let weak = Arc::downgrade(slot);
+        tokio::spawn(async move {
+            tokio::time::sleep(ENDED_KEPT).await;
+            if let (Some(hub), Some(slot)) = (hub.upgrade(), weak.upgrade()) {
+                if !slot.live.lock().await.is_live() {
+                    hub.evict(&slot.id);
+                }
+            }
+        });
     }
 
     fn evict(&self, id: &str) {
@@ -207,9 +255,10 @@ impl Hub {
         action: &Action,
     ) -> Result<GameState, ApiError> {
         let mut live = slot.live.lock().await;
+        let was_live = live.is_live();
         let mut tries = 0;
         let (result, changed) = loop {
-            let now = now_ms();
+            let now = self.now();
             let mut next = live.clone();
             let r = next.apply(by, action, now);
             if next.version == live.version {
@@ -226,7 +275,13 @@ impl Hub {
                 }
                 break (r, false);
             }
-            match self.store.apply(&next.change_since(&live)).await {
+            let mut ratings = Vec::new();
+            if crate::players::rating::counts(&live, &next) {
+                ratings = crate::players::rating::settle(&*self.store, &mut next, now).await?;
+            }
+            let mut change = next.change_since(&live);
+            change.ratings = ratings;
+            match self.store.apply(&change).await {
                 Ok(()) => {
                     *live = next;
                     break (r, true);
@@ -242,10 +297,17 @@ impl Hub {
                 Err(e) => return Err(e.into()),
             }
         };
-        let state = live.state(StateKind::GameState, now_ms());
+        let state = live.state(StateKind::GameState, self.now());
         if changed || tries > 0 {
             self.after_change(slot, &live, &state);
         }
+        // The players of a game that just ended are told (their event streams).
+        let ended = was_live && live.status == crate::store::Status::Finished;
+        let users: Vec<String> = if ended {
+            live.meta.players.iter().flatten().map(|p| p.id()).collect()
+        } else {
+            Vec::new()
+        };
         let engine = live.engine_to_move();
         let flag_at = live.flag_at();
         drop(live);
@@ -255,19 +317,26 @@ impl Hub {
         if engine {
             self.kick_engine(slot.clone()).await;
         }
+        for u in &users {
+            crate::players::seeks::tell_finish(self, u, &slot.id).await;
+        }
         result?;
         Ok(state)
     }
 
-    /// Tells the watchers; an ended game leaves memory.
-    fn after_change(&self, slot: &Arc<Slot>, live: &Live, state: &GameState) {
+    /// Tells the watchers; an ended game leaves memory (after a while).
+    fn after_change(self: &Arc<Self>, slot: &Arc<Slot>, live: &Live, state: &GameState) {
         let json: Arc<str> = serde_json::to_string(state)
             .expect("states serialise")
             .into();
         let over = !live.is_live();
-        let _ = slot.tx.send(Event { json, over });
+        let _ = slot.tx.send(Event {
+            json,
+            over,
+            room: None,
+        });
         if over {
-            self.evict(&slot.id);
+            self.evict_later(slot);
             // The creator's place among its live engine games is free again.
             if let Some(o) = slot
                 .owner
@@ -295,8 +364,8 @@ impl Hub {
         let Some(at) = flag_at else { return };
         let hub = Arc::downgrade(self);
         let weak = Arc::downgrade(slot);
+        let wait = (at - self.now()).max(0) as u64;
         let task = tokio::spawn(async move {
-            let wait = (at - now_ms()).max(0) as u64;
             tokio::time::sleep(Duration::from_millis(wait + 1)).await;
             let (Some(hub), Some(slot)) = (hub.upgrade(), weak.upgrade()) else {
                 return;
@@ -328,7 +397,7 @@ impl Hub {
             let game = live.game.clone();
             let level = live.engine().map_or(8, |e| e.level);
             let color = game.position().turn();
-            let now = now_ms();
+            let now = self.now();
             let clock = live.meta.clock.as_ref().and_then(|c| {
                 (c.running_side() == Some(color)).then(|| GameClock {
                     remaining_ms: c.remaining(now)[color.index()],
@@ -390,7 +459,7 @@ impl Hub {
     /// when the service went down, if it was down; running clocks are not charged for the downtime
     /// (stored as a change of each such game).
     pub async fn resume_all(self: &Arc<Self>, down_since: Option<i64>) -> anyhow::Result<usize> {
-        let now = now_ms();
+        let now = self.now();
         let stored = self.store.load_live().await.map_err(anyhow::Error::msg)?;
         let n = stored.len();
         for s in stored {
@@ -438,6 +507,9 @@ impl Hub {
                         });
                     }
                 }
+                Notice::Event { topic, json } => {
+                    crate::players::events::received(&self, &topic, json);
+                }
                 Notice::Resync => {
                     for slot in self.all_slots() {
                         self.reload(&slot).await;
@@ -468,7 +540,7 @@ impl Hub {
                 return;
             }
         }
-        let state = live.state(StateKind::GameState, now_ms());
+        let state = live.state(StateKind::GameState, self.now());
         self.after_change(slot, &live, &state);
         let flag_at = live.flag_at();
         drop(live);
@@ -482,7 +554,7 @@ impl Hub {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tick.tick().await;
-            let now = now_ms();
+            let now = self.now();
             let ids = match self
                 .store
                 .claim_due(&self.node, now, now + self.lease_ms, 64)

@@ -10,6 +10,7 @@ pub mod export;
 pub mod game;
 pub mod hub;
 pub mod limits;
+pub mod players;
 pub mod protocol;
 pub mod routes;
 pub mod store;
@@ -36,6 +37,8 @@ pub struct Config {
     pub lease_ms: Option<i64>,
     /// Every limit a client meets (engine threads, caps, rates, sockets).
     pub limits: limits::ServerLimits,
+    /// The server's clock (tests move it forward).
+    pub clock: hub::TimeSource,
 }
 
 /// A running server.
@@ -75,7 +78,7 @@ impl Server {
         let _ = self
             .state
             .store
-            .set_value(ALIVE_KEY, &hub::now_ms().to_string())
+            .set_value(ALIVE_KEY, &self.state.now().to_string())
             .await;
         self.state.store.close().await;
     }
@@ -90,10 +93,17 @@ pub async fn start(cfg: Config) -> Result<Server> {
     let store = store::open(&cfg.db, &node).await?;
     let shared = store.backend() == "postgres";
     let lease = cfg.lease_ms.unwrap_or(hub::LEASE_MS).max(100);
-    let hub: Shared = Arc::new(Hub::new(store.clone(), node, shared, lease, cfg.limits));
+    let hub: Shared = Arc::new(Hub::new(
+        store.clone(),
+        node,
+        shared,
+        lease,
+        cfg.limits,
+        cfg.clock,
+    ));
     // Downtime: if no node was alive lately, running clocks are not charged for the time the
     // service was down (the time used before the stop stays charged).
-    let now = hub::now_ms();
+    let now = hub.now();
     let last_alive = store
         .get_value(ALIVE_KEY)
         .await
@@ -124,12 +134,14 @@ pub async fn start(cfg: Config) -> Result<Server> {
         }
     })];
     tasks.push(rates.spawn_cleanup(Duration::from_secs(60)));
-    let alive = hub.store.clone();
+    tasks.push(tokio::spawn(players::seeks::upkeep(hub.clone())));
+    let alive = hub.clone();
     tasks.push(tokio::spawn(async move {
         let mut tick = tokio::time::interval(ALIVE_EVERY);
         loop {
             tick.tick().await;
-            if let Err(e) = alive.set_value(ALIVE_KEY, &hub::now_ms().to_string()).await {
+            let now = alive.now().to_string();
+            if let Err(e) = alive.store.set_value(ALIVE_KEY, &now).await {
                 tracing::warn!("cannot record that this node is alive: {e}");
             }
         }

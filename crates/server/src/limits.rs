@@ -52,6 +52,9 @@ pub struct ServerLimits {
     pub sockets_per_client: usize,
     /// WebSockets open at once on the whole server (default 20,000).
     pub sockets_total: usize,
+    /// Session cookies only over HTTPS (`Secure`): set when the site is served over TLS (behind
+    /// a TLS-terminating proxy).
+    pub secure_cookies: bool,
 }
 
 impl Default for ServerLimits {
@@ -71,6 +74,7 @@ impl Default for ServerLimits {
             ws_max_message: 16 * 1024,
             sockets_per_client: 20,
             sockets_total: 20_000,
+            secure_cookies: false,
         }
     }
 }

@@ -7,10 +7,12 @@ use crate::game::{
     Action, Actor, Clock, DrawAction, EngineSeat, GameState, Live, Meta, MoveAction, Side,
     StateKind, TakebackAction,
 };
-use crate::hub::{now_ms, Event, Shared, Slot};
+use crate::hub::{Event, Shared, Slot};
+use crate::players::start::ColorChoice;
+use crate::players::Auth;
 use crate::store::Status;
 use axum::extract::{FromRequest, Path, Query, Request, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -29,12 +31,48 @@ use tower_http::trace::TraceLayer;
 pub const BODY_LIMIT: usize = 64 * 1024;
 
 pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
+    use crate::players::{account, bot, challenge, seeks, users};
+    let sessions = crate::players::session::layer(
+        state.store.clone(),
+        state.time.clone(),
+        state.bounds.limits.secure_cookies,
+    );
     // Creating games has its own, slower rate per client.
     let creating = Router::new()
         .route("/api/games", post(create))
         .layer(rates.game_creation.clone());
     Router::new()
         .merge(creating)
+        .route("/api/account/signup", post(account::signup))
+        .route("/api/account/login", post(account::login))
+        .route("/api/account/logout", post(account::logout))
+        .route("/api/account", get(account::me))
+        .route("/api/account/token", post(account::token))
+        .route("/api/account/playing", get(users::playing))
+        .route("/api/users/{name}", get(users::user))
+        .route("/api/users/{name}/games", get(users::games))
+        .route("/api/users/{name}/rating-history", get(users::rating_history))
+        .route("/api/games/user/{name}", get(users::pgn_all))
+        .route("/api/leaderboard/{variant}", get(users::leaderboard))
+        .route("/api/seeks", post(seeks::create).get(seeks::list))
+        .route("/api/seeks/{id}", axum::routing::delete(seeks::cancel))
+        .route("/api/seeks/{id}/accept", post(seeks::accept))
+        .route("/api/lobby/ws", get(seeks::lobby_ws))
+        .route("/api/challenge/{name}", post(challenge::create))
+        .route("/api/challenges", get(challenge::list))
+        .route("/api/challenge/{id}/accept", post(challenge::accept))
+        .route("/api/challenge/{id}/decline", post(challenge::decline))
+        .route("/api/challenge/{id}/cancel", post(challenge::cancel))
+        .route("/api/games/{id}/rematch", post(challenge::rematch))
+        .route("/api/games/{id}/rematch/decline", post(challenge::rematch_decline))
+        .route("/api/games/{id}/chat", post(bot::chat))
+        .route("/api/bot/account/upgrade", post(bot::upgrade))
+        .route("/api/stream/event", get(bot::event_stream))
+        .route("/api/bot/game/stream/{id}", get(stream))
+        .route("/api/bot/game/{id}/move/{mv}", post(bot::play))
+        .route("/api/bot/game/{id}/resign", post(bot::resign))
+        .route("/api/bot/game/{id}/abort", post(bot::abort))
+        .route("/api/bot/game/{id}/chat", post(bot::chat))
         .route("/api/games", get(list))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/join", post(join))
@@ -53,6 +91,8 @@ pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
         .route("/readyz", get(readyz))
         .fallback(crate::web::static_file)
         .with_state(state)
+        .layer(axum::middleware::from_fn(crate::players::auth::csrf))
+        .layer(sessions)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::new())
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
@@ -103,33 +143,13 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     }
 }
 
-pub fn bearer(headers: &HeaderMap) -> Option<String> {
-    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    v.strip_prefix("Bearer ").map(|t| t.trim().to_string())
-}
-
-/// The colour of the player whose token was sent.
-pub async fn player(slot: &Slot, token: Option<&str>) -> Result<Color, ApiError> {
-    let Some(token) = token else {
-        return Err(crate::game::GameError::NoToken.into());
-    };
-    slot.live
-        .lock()
-        .await
-        .color_of_token(token)
-        .ok_or_else(|| crate::game::GameError::NotAPlayer.into())
-}
-
 fn new_token() -> String {
     let bytes: [u8; 16] = rand::random();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn new_id() -> String {
-    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-    (0..10)
-        .map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char)
-        .collect()
+    crate::players::new_id(10)
 }
 
 #[derive(Deserialize)]
@@ -159,6 +179,11 @@ struct CreateReq {
     color: Option<String>,
     #[serde(default)]
     clock: Option<ClockReq>,
+    /// Correspondence: days per turn (instead of a clock).
+    #[serde(default)]
+    days: Option<u32>,
+    #[serde(default)]
+    rated: bool,
     #[serde(default)]
     public: bool,
 }
@@ -206,6 +231,7 @@ pub fn parse_variant(v: Option<&str>) -> Result<Variant, ApiError> {
 
 async fn create(
     State(hub): State<Shared>,
+    auth: Auth,
     peer: Option<axum::Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     ApiJson(req): ApiJson<CreateReq>,
 ) -> Result<Response, ApiError> {
@@ -238,13 +264,7 @@ async fn create(
         return Err(ApiError::bad_request("level must be 1 to 8"));
     }
     let color = match req.color.as_deref().unwrap_or("random") {
-        "random" => {
-            if rand::random::<bool>() {
-                Color::White
-            } else {
-                Color::Black
-            }
-        }
+        "random" => ColorChoice::Random.pick(),
         c => Side::parse(c).map(Side::color).ok_or_else(|| {
             ApiError::bad_request(format!(
                 "unknown colour '{c}' (expected white, black or random)"
@@ -257,8 +277,110 @@ async fn create(
             Clock::from_seconds(c.limit, c.increment).map_err(|e| ApiError::bad_request(e.0))?,
         ),
     };
+    if let Some(d) = req.days {
+        if clock.is_some() {
+            return Err(ApiError::bad_request("give either \"clock\" or \"days\", not both"));
+        }
+        if !crate::players::start::DAYS.contains(&d) {
+            return Err(ApiError::bad_request(format!(
+                "days per turn must be one of {:?}, not {d}",
+                crate::players::start::DAYS
+            )));
+        }
+    }
+    if req.rated {
+        if engine {
+            return Err(ApiError::bad_request("games against the engine are not rated"));
+        }
+        auth.require()?;
+        if clock.is_none() && req.days.is_none() {
+            return Err(ApiError::bad_request("a rated game needs a clock or days per turn"));
+        }
+    }
+    if let Some(a) = &auth.account {
+        if a.bot {
+            return Err(ApiError::forbidden(
+                "bot accounts play through challenges and the bot API",
+            ));
+        }
+    }
+    let me = match &auth.account {
+        Some(a) => Some(crate::players::rating::player_ref(&*hub.store, a, variant.name()).await?),
+        None => None,
+    };
+    let spec = NewGame {
+        start,
+        engine: engine.then_some(EngineSeat {
+            level,
+            color: Side::from(color.other()),
+        }),
+        color,
+        clock,
+        days: req.days,
+        rated: req.rated,
+        public: req.public,
+        me,
+    };
+    let (live, token) = spec.build(hub.now());
+    let body = created(&hub, live, token, client).await?;
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// A game one player opens: against the engine (started at once) or waiting for a second player.
+struct NewGame {
+    start: Position,
+    engine: Option<EngineSeat>,
+    /// The creator's colour.
+    color: Color,
+    clock: Option<Clock>,
+    days: Option<u32>,
+    rated: bool,
+    public: bool,
+    /// The creator's account, if signed in.
+    me: Option<crate::game::PlayerRef>,
+}
+
+impl NewGame {
+    /// The game and the creator's seat token.
+    fn build(self, now: i64) -> (Live, String) {
+        let token = new_token();
+        let mut tokens = [None, None];
+        tokens[self.color.index()] = Some(token.clone());
+        let mut players = [None, None];
+        players[self.color.index()] = self.me;
+        let engine = self.engine.is_some();
+        let meta = Meta {
+            invite: (!engine).then(new_token),
+            public: self.public,
+            clock: self.clock,
+            days: self.days,
+            rated: self.rated,
+            players,
+            ..Meta::new(self.engine, tokens)
+        };
+        let status = if engine {
+            Status::Started
+        } else {
+            Status::Waiting
+        };
+        let mut live = Live::new(new_id(), self.start, meta, status, now);
+        if engine {
+            live.begin(now);
+        }
+        (live, token)
+    }
+}
+
+/// Stores a new game (a game against the engine counts among the client's engine games) and
+/// the creation answer: id, the creator's token and colour, the invite, the state.
+async fn created(
+    hub: &Shared,
+    live: Live,
+    token: String,
+    client: crate::engine_pool::ClientKey,
+) -> Result<Value, ApiError> {
     // A client's live games against the engine are capped (each costs engine time).
-    let guard = if engine {
+    let guard = if live.engine().is_some() {
         let g = hub
             .bounds
             .counters
@@ -274,43 +396,64 @@ async fn create(
     } else {
         None
     };
-    let token = new_token();
-    let mut tokens = [None, None];
-    tokens[color.index()] = Some(token.clone());
-    let meta = Meta {
-        engine: engine.then_some(EngineSeat {
-            level,
-            color: Side::from(color.other()),
-        }),
-        tokens,
-        invite: (!engine).then(new_token),
-        public: req.public,
-        clock,
-        draw_offer: None,
-        takeback_offer: None,
-        takebacks: Vec::new(),
-        takebacks_used: [0, 0],
-        imposed: None,
-    };
-    let status = if engine {
-        Status::Started
-    } else {
-        Status::Waiting
-    };
-    let now = now_ms();
-    let live = Live::new(new_id(), start, meta, status, now);
     let id = live.id.clone();
+    let color = live.color_of_token(&token).map(Side::from);
     let invite = live.meta.invite.clone();
-    let game = live.state(StateKind::GameFull, now);
+    let mut game = live.state(StateKind::GameFull, hub.now());
+    game.you = color;
     hub.create(live, (client, guard)).await?;
-    let body = json!({
+    Ok(json!({
         "id": id,
         "token": token,
-        "color": Side::from(color),
+        "color": color,
         "invite": invite,
         "invite_url": invite.as_ref().map(|i| format!("/join/{id}?invite={i}")),
         "game": game,
-    });
+    }))
+}
+
+/// A rematch against the engine: the same settings from the same start, colours swapped, at once.
+pub async fn rematch_engine(
+    hub: &Shared,
+    auth: &Auth,
+    old: &Live,
+    me: Color,
+    engine: EngineSeat,
+) -> Result<Response, ApiError> {
+    let start = Position::from_fen(old.variant(), &old.initial_fen).map_err(ApiError::internal)?;
+    let clock = match &old.meta.clock {
+        Some(c) => Some(
+            Clock::from_seconds(c.limit_ms as f64 / 1000.0, c.increment_ms as f64 / 1000.0)
+                .map_err(|e| ApiError::bad_request(e.0))?,
+        ),
+        None => None,
+    };
+    let me_ref = match &auth.account {
+        Some(a) => Some(
+            crate::players::rating::player_ref(&*hub.store, a, old.variant().name()).await?,
+        ),
+        None => None,
+    };
+    let color = me.other();
+    let spec = NewGame {
+        start,
+        engine: Some(EngineSeat {
+            level: engine.level,
+            color: Side::from(color.other()),
+        }),
+        color,
+        clock,
+        days: old.meta.days,
+        rated: false,
+        public: false,
+        me: me_ref,
+    };
+    let (live, token) = spec.build(hub.now());
+    let client = match &auth.account {
+        Some(a) => crate::engine_pool::ClientKey::account(a.id.clone()),
+        None => crate::engine_pool::ClientKey::account(format!("game:{}", old.id)),
+    };
+    let body = created(hub, live, token, client).await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
@@ -321,15 +464,29 @@ struct JoinReq {
 
 async fn join(
     State(hub): State<Shared>,
+    auth: Auth,
     Path(id): Path<String>,
     ApiJson(req): ApiJson<JoinReq>,
 ) -> Result<Json<Value>, ApiError> {
     let slot = hub.slot(&id).await?;
     let token = new_token();
-    let seat = slot.live.lock().await.free_seat();
+    let (seat, variant) = {
+        let live = slot.live.lock().await;
+        (live.free_seat(), live.variant())
+    };
+    let player = match &auth.account {
+        Some(a) if a.bot => {
+            return Err(ApiError::forbidden(
+                "bot accounts play through challenges and the bot API",
+            ))
+        }
+        Some(a) => Some(crate::players::rating::player_ref(&*hub.store, a, variant.name()).await?),
+        None => None,
+    };
     let action = Action::Join {
         invite: req.invite,
         token: token.clone(),
+        player,
     };
     let game = hub.act(&slot, Actor::Guest, &action).await?;
     Ok(Json(json!({
@@ -364,7 +521,7 @@ async fn list(
     };
     let limit = q.limit.unwrap_or(50).clamp(1, 500);
     let rows = hub.store.list(statuses, limit).await?;
-    let now = now_ms();
+    let now = hub.now();
     let games: Vec<GameState> = rows
         .into_iter()
         .filter_map(|s| Live::from_stored(s).ok())
@@ -375,48 +532,46 @@ async fn list(
 
 async fn get_game(
     State(hub): State<Shared>,
+    auth: Auth,
     Path(id): Path<String>,
 ) -> Result<Json<GameState>, ApiError> {
     let slot = hub.slot(&id).await?;
-    let v = slot.live.lock().await.state(StateKind::GameFull, now_ms());
+    let live = slot.live.lock().await;
+    let mut v = live.state(StateKind::GameFull, hub.now());
+    v.you = auth.seat(&live).map(Side::from);
     Ok(Json(v))
 }
 
-/// The player's action through `Authorization: Bearer`.
-async fn act(
-    hub: &Shared,
-    id: &str,
-    headers: &HeaderMap,
-    action: Action,
-) -> Result<Json<GameState>, ApiError> {
+/// The player's action: their seat by account (session or API token) or by seat token (Bearer).
+async fn act(hub: &Shared, id: &str, auth: &Auth, action: Action) -> Result<Json<GameState>, ApiError> {
     let slot = hub.slot(id).await?;
-    let color = player(&slot, bearer(headers).as_deref()).await?;
+    let color = auth.require_seat(&*slot.live.lock().await)?;
     Ok(Json(hub.act(&slot, Actor::Player(color), &action).await?))
 }
 
 async fn play(
     State(hub): State<Shared>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    auth: Auth,
     ApiJson(req): ApiJson<MoveAction>,
 ) -> Result<Json<GameState>, ApiError> {
-    act(&hub, &id, &headers, Action::Move(req)).await
+    act(&hub, &id, &auth, Action::Move(req)).await
 }
 
 async fn resign(
     State(hub): State<Shared>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    auth: Auth,
 ) -> Result<Json<GameState>, ApiError> {
-    act(&hub, &id, &headers, Action::Resign).await
+    act(&hub, &id, &auth, Action::Resign).await
 }
 
 async fn abort(
     State(hub): State<Shared>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    auth: Auth,
 ) -> Result<Json<GameState>, ApiError> {
-    act(&hub, &id, &headers, Action::Abort).await
+    act(&hub, &id, &auth, Action::Abort).await
 }
 
 fn path_action<T: DeserializeOwned>(kind: &str, action: &str) -> Result<T, ApiError> {
@@ -427,19 +582,19 @@ fn path_action<T: DeserializeOwned>(kind: &str, action: &str) -> Result<T, ApiEr
 async fn draw(
     State(hub): State<Shared>,
     Path((id, action)): Path<(String, String)>,
-    headers: HeaderMap,
+    auth: Auth,
 ) -> Result<Json<GameState>, ApiError> {
     let action: DrawAction = path_action("draw", &action)?;
-    act(&hub, &id, &headers, Action::Draw { action }).await
+    act(&hub, &id, &auth, Action::Draw { action }).await
 }
 
 async fn takeback(
     State(hub): State<Shared>,
     Path((id, action)): Path<(String, String)>,
-    headers: HeaderMap,
+    auth: Auth,
 ) -> Result<Json<GameState>, ApiError> {
     let action: TakebackAction = path_action("takeback", &action)?;
-    act(&hub, &id, &headers, Action::Takeback { action }).await
+    act(&hub, &id, &auth, Action::Takeback { action }).await
 }
 
 async fn pgn(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -471,7 +626,7 @@ async fn stream(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Res
     let (first, over) = {
         let live = slot.live.lock().await;
         (
-            serde_json::to_string(&live.state(StateKind::GameFull, now_ms()))
+            serde_json::to_string(&live.state(StateKind::GameFull, hub.now()))
                 .expect("states serialise"),
             !live.is_live(),
         )
@@ -482,6 +637,7 @@ async fn stream(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Res
         done: bool,
         slot: Arc<Slot>,
         shutdown: tokio::sync::watch::Receiver<bool>,
+        hub: Shared,
     }
     let st = St {
         rx,
@@ -489,6 +645,7 @@ async fn stream(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Res
         done: over,
         slot,
         shutdown: hub.shutdown.subscribe(),
+        hub: hub.clone(),
     };
     let body = futures_util::stream::unfold(st, |mut st| async move {
         if let Some(f) = st.first.take() {
@@ -497,9 +654,15 @@ async fn stream(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Res
         if st.done || *st.shutdown.borrow() {
             return None;
         }
-        let next = tokio::select! {
-            r = tokio::time::timeout(Duration::from_secs(5), st.rx.recv()) => r,
-            _ = st.shutdown.changed() => return None,
+        let next = loop {
+            let r = tokio::select! {
+                r = tokio::time::timeout(Duration::from_secs(5), st.rx.recv()) => r,
+                _ = st.shutdown.changed() => return None,
+            };
+            // Chat lines go to the game sockets, not to the stream.
+            if !matches!(&r, Ok(Ok(ev)) if ev.room.is_some()) {
+                break r;
+            }
         };
         match next {
             Err(_) => Some((Ok("\n".to_string()), st)),
@@ -509,7 +672,7 @@ async fn stream(State(hub): State<Shared>, Path(id): Path<String>) -> Result<Res
             }
             Ok(Err(RecvError::Lagged(_))) => {
                 let live = st.slot.live.lock().await;
-                let s = serde_json::to_string(&live.state(StateKind::GameState, now_ms()))
+                let s = serde_json::to_string(&live.state(StateKind::GameState, st.hub.now()))
                     .expect("states serialise");
                 st.done = !live.is_live();
                 drop(live);

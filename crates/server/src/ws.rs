@@ -5,16 +5,15 @@ use crate::engine_pool::ClientKey;
 use crate::error::ApiError;
 use crate::game::view::ErrorMessage;
 use crate::game::{Actor, ClientMessage, StateKind};
-use crate::hub::{now_ms, Shared, Slot};
+use crate::hub::{Shared, Slot};
 use crate::limits::{client_key, close_code, close_socket, origin_allowed};
-use crate::routes::player;
+use crate::players::chat::Writer;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::Extension;
 use futures_util::{SinkExt, StreamExt};
-use rules::Color;
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -30,6 +29,7 @@ pub struct WsQuery {
 /// one more is closed at once with 1008 (per client) or 1013 (server full) and the reason.
 pub async fn game_ws(
     State(hub): State<Shared>,
+    auth: crate::players::Auth,
     Path(id): Path<String>,
     Query(q): Query<WsQuery>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
@@ -42,19 +42,32 @@ pub async fn game_ws(
         ));
     }
     let slot = hub.slot(&id).await?;
-    let color = match q.token {
-        None => None,
-        Some(t) => Some(player(&slot, Some(&t)).await?),
+    let mut auth = auth;
+    if let Some(t) = q.token {
+        auth.seat_token = Some(t);
+    }
+    // A seat token that is not this game's is refused at once; an account without a seat watches.
+    let color = {
+        let live = slot.live.lock().await;
+        if auth.seat_token.is_some() && auth.seat(&live).is_none() {
+            return Err(crate::game::GameError::NotAPlayer.into());
+        }
+        auth.seat(&live)
     };
     let key = match peer {
         Some(Extension(addr)) => client_key(&addr),
         None => ClientKey::connection(),
     };
+    let writer = crate::players::chat::Writer {
+        account: auth.account.clone(),
+        seat: color,
+        anon_key: Some(format!("{key:?}")),
+    };
     let guard = hub.bounds.counters.sockets.try_acquire(&key);
     let ws = crate::limits::limit_upgrade(small(ws), &hub.bounds.limits);
     Ok(ws.on_upgrade(move |socket| async move {
         match guard {
-            Ok(_guard) => game_socket(socket, hub, slot, color).await,
+            Ok(_guard) => game_socket(socket, hub, slot, writer).await,
             Err(e) => close_socket(socket, close_code(&e), &format!("too many sockets: {e}")).await,
         }
     }))
@@ -89,35 +102,49 @@ pub fn close(code: u16, reason: &str) -> Message {
 async fn handle(
     hub: &Shared,
     slot: &Arc<Slot>,
-    color: Option<Color>,
+    writer: &Writer,
     text: &str,
 ) -> Result<(), ApiError> {
     let msg: ClientMessage = serde_json::from_str(text)
         .map_err(|e| ApiError::bad_request(format!("bad message: {e}")))?;
     let action = match msg {
         ClientMessage::Ping => return Ok(()),
+        ClientMessage::Chat { room, text } => {
+            return crate::players::chat::post(hub, slot, writer, room, &text).await
+        }
         ClientMessage::Action(a) => a,
     };
-    let Some(color) = color else {
+    let Some(color) = writer.seat else {
         return Err(ApiError::unauthorized(
-            "connect with ?token=TOKEN to play over this socket",
+            "connect with ?token=TOKEN (or signed in to your seat) to play over this socket",
         ));
     };
     hub.act(slot, Actor::Player(color), &action).await?;
     Ok(())
 }
 
-fn state_text(live: &crate::game::Live, kind: StateKind) -> String {
-    serde_json::to_string(&live.state(kind, now_ms())).expect("states serialise")
+fn state_text(live: &crate::game::Live, kind: StateKind, now: i64) -> String {
+    serde_json::to_string(&live.state(kind, now)).expect("states serialise")
 }
 
-async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Option<Color>) {
+async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, writer: Writer) {
     let (mut tx, mut rx) = socket.split();
     let mut events = slot.tx.subscribe();
     let mut shutdown = hub.shutdown.subscribe();
     let rate = crate::limits::MessageRate::game(&hub.bounds.limits);
-    let first = state_text(&*slot.live.lock().await, StateKind::GameFull);
+    let first = {
+        let mut s = slot.live.lock().await.state(StateKind::GameFull, hub.now());
+        s.you = writer.seat.map(crate::game::Side::from);
+        serde_json::to_string(&s).expect("states serialise")
+    };
     if tx.send(Message::Text(first.into())).await.is_err() {
+        return;
+    }
+    // The chat room this socket reads, and its last lines.
+    let room = crate::players::chat::room_of(writer.seat);
+    let history = crate::players::chat::history(&hub, &slot.id, room).await;
+    let history = serde_json::to_string(&history).expect("messages serialise");
+    if tx.send(Message::Text(history.into())).await.is_err() {
         return;
     }
     loop {
@@ -128,8 +155,9 @@ async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Opt
             }
             ev = events.recv() => {
                 let text = match ev {
+                    Ok(ev) if ev.room.is_some_and(|r| r != room) => continue,
                     Ok(ev) => ev.json.to_string(),
-                    Err(RecvError::Lagged(_)) => state_text(&*slot.live.lock().await, StateKind::GameState),
+                    Err(RecvError::Lagged(_)) => state_text(&*slot.live.lock().await, StateKind::GameState, hub.now()),
                     Err(RecvError::Closed) => break,
                 };
                 if tx.send(Message::Text(text.into())).await.is_err() {
@@ -148,7 +176,7 @@ async fn game_socket(socket: WebSocket, hub: Shared, slot: Arc<Slot>, color: Opt
                     Some(Ok(_)) => continue,
                 };
                 let r = match rate.check() {
-                    Ok(()) => handle(&hub, &slot, color, text.as_str()).await,
+                    Ok(()) => handle(&hub, &slot, &writer, text.as_str()).await,
                     Err(why) => Err(ApiError::new(axum::http::StatusCode::TOO_MANY_REQUESTS, why)),
                 };
                 if let Err(e) = r {

@@ -22,6 +22,7 @@ async fn start() -> (Server, tempfile::TempDir, String) {
         db: dir.path().join("games.db").to_string_lossy().into_owned(),
         node: None,
         lease_ms: None,
+        clock: Default::default(),
         limits: server::limits::ServerLimits::default(),
     })
     .await

@@ -27,6 +27,7 @@ async fn start_with(db: &str, limits: server::limits::ServerLimits) -> T {
         db: db.to_string(),
         node: None,
         lease_ms: None,
+        clock: Default::default(),
         limits,
     })
     .await

@@ -40,6 +40,7 @@ async fn tokens_and_invites_never_reach_the_log() {
         db,
         node: None,
         lease_ms: None,
+        clock: Default::default(),
         limits: server::limits::ServerLimits::default(),
     })
     .await

@@ -57,7 +57,17 @@ pub enum Action {
     Join {
         invite: String,
         token: String,
+        /// The joiner's account, if logged in.
+        player: Option<super::record::PlayerRef>,
     },
+    /// (From the rematch route.) Offer a rematch after the game, or agree to the opponent's: the
+    /// rematch would be game `next_id`.
+    #[serde(skip)]
+    Rematch {
+        next_id: String,
+    },
+    #[serde(skip)]
+    RematchDecline,
     /// (Server only.) The side to move may have run out of time: end the game if so.
     #[serde(skip)]
     Flag,
@@ -74,8 +84,27 @@ pub enum Action {
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ClientMessage {
     Ping,
+    /// A chat line in a room of the game.
+    Chat { room: ChatRoom, text: String },
     #[serde(untagged)]
     Action(Action),
+}
+
+/// A game's chat rooms: the players' and the spectators'.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRoom {
+    Player,
+    Spectator,
+}
+
+impl ChatRoom {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatRoom::Player => "player",
+            ChatRoom::Spectator => "spectator",
+        }
+    }
 }
 
 /// Who acts.

@@ -34,6 +34,13 @@ pub enum GameError {
     OnlyMoverClaims,
     AbortTooLate,
     NothingToTakeBack,
+    /// A rated game: only an account may take the seat.
+    AccountNeeded,
+    /// An account cannot play itself.
+    OwnGame,
+    /// A rematch is for a game that is over.
+    NotOver,
+    RematchStarted,
 }
 
 impl GameError {
@@ -41,7 +48,7 @@ impl GameError {
     pub fn status(&self) -> u16 {
         use GameError::*;
         match self {
-            NoToken => 401,
+            NoToken | AccountNeeded => 401,
             NotAPlayer | WrongInvite => 403,
             BadRequest(_) | IllegalMove { .. } | IllegalTurn(_) => 400,
             NotWaiting
@@ -53,7 +60,10 @@ impl GameError {
             | NoDrawToClaim
             | OnlyMoverClaims
             | AbortTooLate
-            | NothingToTakeBack => 409,
+            | NothingToTakeBack
+            | OwnGame
+            | NotOver
+            | RematchStarted => 409,
         }
     }
 }
@@ -62,7 +72,9 @@ impl fmt::Display for GameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use GameError::*;
         match self {
-            NoToken => f.write_str("a player token is needed: send 'Authorization: Bearer TOKEN'"),
+            NoToken => f.write_str(
+                "a player token or a login is needed: send 'Authorization: Bearer TOKEN' or sign in",
+            ),
             NotAPlayer => f.write_str("this token is not a player's token in this game"),
             WrongInvite => f.write_str("wrong invite token"),
             NotWaiting => f.write_str("the game is not waiting for a player"),
@@ -82,6 +94,10 @@ impl fmt::Display for GameError {
                 f.write_str("a game can only be aborted before both sides have played a turn")
             }
             NothingToTakeBack => f.write_str("you have no turn to take back"),
+            AccountNeeded => f.write_str("a rated game needs an account: sign in to join"),
+            OwnGame => f.write_str("you cannot play against yourself"),
+            NotOver => f.write_str("the game is not over yet"),
+            RematchStarted => f.write_str("the rematch has started already"),
         }
     }
 }

@@ -102,6 +102,7 @@ pub fn convert(json: &str, now: i64) -> Result<StoredGame, String> {
             .collect::<Result<_, String>>()?,
         takebacks_used: old.takebacks_used,
         imposed,
+        ..Meta::new(None, [None, None])
     };
     let moves = old
         .moves
@@ -126,6 +127,10 @@ pub fn convert(json: &str, now: i64) -> Result<StoredGame, String> {
             meta: serde_json::to_string(&meta).map_err(|e| e.to_string())?,
             flag_at: None,
             engine_to_move: false,
+            white_user: None,
+            black_user: None,
+            rated: false,
+            winner: None,
         },
         moves,
     };

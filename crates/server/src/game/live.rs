@@ -5,7 +5,9 @@
 use super::action::{Action, Actor, DrawAction, MoveAction, TakebackAction};
 use super::clock::Clock;
 use super::error::GameError;
-use super::record::{EngineSeat, Imposed, Meta, Side, TakebackRecord};
+use super::record::{
+    EngineSeat, Imposed, Meta, PlayerRef, Rematch, Side, TakebackRecord, DAY_MS,
+};
 use crate::store::{Change, GameRow, MoveRow, Status, StoredGame};
 use rules::notation::{parse_uci, san};
 use rules::outcome::{can_win, DrawReason, Outcome, WinReason};
@@ -125,6 +127,17 @@ impl Live {
             meta: serde_json::to_string(&self.meta).expect("the record serialises"),
             flag_at: self.flag_at(),
             engine_to_move: self.engine_to_move(),
+            white_user: self.meta.players[0].as_ref().map(PlayerRef::id),
+            black_user: self.meta.players[1].as_ref().map(PlayerRef::id),
+            rated: self.meta.rated,
+            winner: match (self.status, self.game.outcome()) {
+                (Status::Finished, Some(o)) => Some(
+                    o.winner()
+                        .map_or("draw", |c| Side::from(c).name())
+                        .to_string(),
+                ),
+                _ => None,
+            },
         }
     }
 
@@ -148,6 +161,7 @@ impl Live {
             row: self.row(),
             truncate_to: (common < before.moves.len()).then_some(common as i32),
             append: self.moves[common..].to_vec(),
+            ratings: Vec::new(),
         }
     }
 
@@ -172,6 +186,15 @@ impl Live {
         found
     }
 
+    /// The colour of the account `user_id` (a lowercase username) in this game.
+    pub fn color_of_user(&self, user_id: &str) -> Option<Color> {
+        [Color::White, Color::Black].into_iter().find(|c| {
+            self.meta.players[c.index()]
+                .as_ref()
+                .is_some_and(|p| p.id() == user_id)
+        })
+    }
+
     pub fn engine(&self) -> Option<EngineSeat> {
         self.meta.engine
     }
@@ -187,12 +210,33 @@ impl Live {
             && self.engine_color() == Some(self.game.position().turn())
     }
 
-    /// Epoch ms at which the side to move runs out of time, if its clock runs.
+    /// Epoch ms at which the side to move runs out of time, if its clock runs (or its
+    /// correspondence deadline).
     pub fn flag_at(&self) -> Option<i64> {
-        if self.status != Status::Started {
+        if self.status != Status::Started || self.game.outcome().is_some() {
             return None;
         }
-        self.meta.clock.as_ref().and_then(Clock::flag_at)
+        self.meta
+            .clock
+            .as_ref()
+            .and_then(Clock::flag_at)
+            .or(self.meta.deadline)
+    }
+
+    /// Correspondence: the side to move has `days` from `now` (none once the game is over).
+    fn new_deadline(&mut self, now: i64) {
+        let running = self.status == Status::Started && self.game.outcome().is_none();
+        self.meta.deadline = match self.meta.days {
+            Some(d) if running => Some(now + i64::from(d) * DAY_MS),
+            _ => None,
+        };
+    }
+
+    /// Starts a game whose seats are all taken (a seek or challenge accepted): the first
+    /// correspondence deadline runs from `now`.
+    pub fn begin(&mut self, now: i64) {
+        self.status = Status::Started;
+        self.new_deadline(now);
     }
 
     /// Turns each side has completed.
@@ -245,6 +289,7 @@ impl Live {
         self.status = Status::Finished;
         self.meta.draw_offer = None;
         self.meta.takeback_offer = None;
+        self.meta.deadline = None;
         if let Some(c) = self.meta.clock.as_mut() {
             c.run(None, now);
         }
@@ -282,7 +327,16 @@ impl Live {
                     now,
                 )
             }
-            (Actor::Guest, Action::Join { invite, token }) => self.join(invite, token, now),
+            (
+                Actor::Guest,
+                Action::Join {
+                    invite,
+                    token,
+                    player,
+                },
+            ) => self.join(invite, token, player.as_ref(), now),
+            (Actor::Player(c), Action::Rematch { next_id }) => self.rematch(c, next_id, now),
+            (Actor::Player(c), Action::RematchDecline) => self.rematch_decline(c, now),
             (Actor::Player(c), Action::Move(m)) => self.play(c, m, now),
             (Actor::Player(c), Action::Resign) => self.resign(c, now),
             (Actor::Player(_), Action::Abort) => self.abort(now),
@@ -295,9 +349,23 @@ impl Live {
         }
     }
 
-    fn join(&mut self, invite: &str, token: &str, now: i64) -> Result<(), GameError> {
+    fn join(
+        &mut self,
+        invite: &str,
+        token: &str,
+        player: Option<&PlayerRef>,
+        now: i64,
+    ) -> Result<(), GameError> {
         if self.status != Status::Waiting {
             return Err(GameError::NotWaiting);
+        }
+        if self.meta.rated && player.is_none() {
+            return Err(GameError::AccountNeeded);
+        }
+        if let Some(p) = player {
+            if self.color_of_user(&p.id()).is_some() {
+                return Err(GameError::OwnGame);
+            }
         }
         let ok = self
             .meta
@@ -307,19 +375,30 @@ impl Live {
         if !ok {
             return Err(GameError::WrongInvite);
         }
-        let c = if self.meta.tokens[0].is_none() { 0 } else { 1 };
+        let c = if self.meta.tokens[0].is_none() && self.meta.players[0].is_none() {
+            0
+        } else {
+            1
+        };
         self.meta.tokens[c] = Some(token.to_string());
+        self.meta.players[c] = player.cloned();
         self.status = Status::Started;
         self.sync_clock(now);
+        self.new_deadline(now);
         self.touch(now);
         Ok(())
     }
 
+    /// Whether a seat is taken (by a token or an account).
+    fn seated(&self, c: Color) -> bool {
+        self.meta.tokens[c.index()].is_some() || self.meta.players[c.index()].is_some()
+    }
+
     /// The seat a join would take.
     pub fn free_seat(&self) -> Option<Color> {
-        if self.meta.tokens[0].is_none() && self.engine_color() != Some(Color::White) {
+        if !self.seated(Color::White) && self.engine_color() != Some(Color::White) {
             Some(Color::White)
-        } else if self.meta.tokens[1].is_none() && self.engine_color() != Some(Color::Black) {
+        } else if !self.seated(Color::Black) && self.engine_color() != Some(Color::Black) {
             Some(Color::Black)
         } else {
             None
@@ -346,7 +425,10 @@ impl Live {
         if self.status != Status::Started || self.game.outcome().is_some() {
             return false;
         }
-        let Some(c) = self.meta.clock.as_ref().and_then(|k| k.flagged(now)) else {
+        let to_move = self.game.position().turn();
+        let late = self.meta.deadline.is_some_and(|d| now >= d);
+        let flagged = self.meta.clock.as_ref().and_then(|k| k.flagged(now));
+        let Some(c) = flagged.or(late.then_some(to_move)) else {
             return false;
         };
         if let Some(clock) = self.meta.clock.as_mut() {
@@ -448,6 +530,9 @@ impl Live {
         if passed && self.meta.draw_offer == Some(Side::from(by.other())) {
             self.meta.draw_offer = None;
         }
+        if passed {
+            self.new_deadline(now);
+        }
         self.touch(now);
         Ok(())
     }
@@ -476,6 +561,7 @@ impl Live {
             return Err(GameError::AbortTooLate);
         }
         self.status = Status::Aborted;
+        self.meta.deadline = None;
         self.meta.draw_offer = None;
         self.meta.takeback_offer = None;
         if let Some(c) = self.meta.clock.as_mut() {
@@ -557,6 +643,47 @@ impl Live {
         Ok(())
     }
 
+    /// A rematch offer by `by` after the game; if the opponent offered one already, the rematch
+    /// is agreed and will be the game `next_id` (the caller creates it when this applies).
+    fn rematch(&mut self, by: Color, next_id: &str, now: i64) -> Result<(), GameError> {
+        if self.is_live() {
+            return Err(GameError::NotOver);
+        }
+        if self.engine_color().is_some() {
+            return Err(GameError::BadRequest(
+                "a rematch against the engine starts at once: nothing to offer".into(),
+            ));
+        }
+        if self.meta.rematch.game_id.is_some() {
+            return Err(GameError::RematchStarted);
+        }
+        let me = Side::from(by);
+        if self.meta.rematch.offer == Some(Side::from(by.other())) {
+            self.meta.rematch = Rematch {
+                offer: None,
+                game_id: Some(next_id.to_string()),
+            };
+        } else if self.meta.rematch.offer == Some(me) {
+            return Ok(());
+        } else {
+            self.meta.rematch.offer = Some(me);
+        }
+        self.touch(now);
+        Ok(())
+    }
+
+    fn rematch_decline(&mut self, by: Color, now: i64) -> Result<(), GameError> {
+        if self.meta.rematch.offer != Some(Side::from(by.other())) {
+            return Err(GameError::NoOffer {
+                what: "rematch offer",
+                verb: "decline",
+            });
+        }
+        self.meta.rematch.offer = None;
+        self.touch(now);
+        Ok(())
+    }
+
     /// The number of moves at the start of `c`'s last turn.
     fn target_ply(&self, c: Color) -> Result<usize, GameError> {
         self.game
@@ -589,6 +716,7 @@ impl Live {
         self.meta.takeback_offer = None;
         self.meta.draw_offer = None;
         self.sync_clock(now);
+        self.new_deadline(now);
         Ok(())
     }
 

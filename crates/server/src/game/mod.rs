@@ -13,9 +13,9 @@ pub mod view;
 #[cfg(test)]
 mod tests;
 
-pub use action::{Action, Actor, ClientMessage, DrawAction, MoveAction, TakebackAction};
+pub use action::{Action, Actor, ChatRoom, ClientMessage, DrawAction, MoveAction, TakebackAction};
 pub use clock::Clock;
 pub use error::GameError;
 pub use live::Live;
-pub use record::{EngineSeat, Imposed, Meta, Reason, Side, TakebackRecord};
+pub use record::{EngineSeat, Imposed, Meta, PlayerRef, Reason, Rematch, Side, TakebackRecord};
 pub use view::{GameState, StateKind};

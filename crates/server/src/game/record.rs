@@ -154,7 +154,37 @@ pub struct EngineSeat {
     pub color: Side,
 }
 
-/// Everything about a game that is neither its moves nor a searchable column.
+/// An account in a seat, as stored with the game and shown to everyone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PlayerRef {
+    pub username: String,
+    /// The rating in the game's variant when the game began (rounded).
+    pub rating: Option<i32>,
+    pub provisional: bool,
+    pub bot: bool,
+    /// The rating change once a rated game ended.
+    pub rating_diff: Option<i32>,
+}
+
+impl PlayerRef {
+    /// The account's id: the username in lowercase.
+    pub fn id(&self) -> String {
+        self.username.to_ascii_lowercase()
+    }
+}
+
+/// A rematch after the game: an open offer by one side, then the next game's id.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Rematch {
+    pub offer: Option<Side>,
+    pub game_id: Option<String>,
+}
+
+/// One day, in ms (correspondence deadlines).
+pub const DAY_MS: i64 = 86_400_000;
+
+/// Everything about a game that is neither its moves nor a searchable column. Fields added after
+/// the first release default when absent, so older records still load.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Meta {
     pub engine: Option<EngineSeat>,
@@ -169,4 +199,41 @@ pub struct Meta {
     pub takebacks: Vec<TakebackRecord>,
     pub takebacks_used: [u32; 2],
     pub imposed: Option<Imposed>,
+    /// The accounts in the seats (white, black); `None`: anonymous or the engine.
+    #[serde(default)]
+    pub players: [Option<PlayerRef>; 2],
+    /// Rated: both seats are accounts, and the result moves their ratings.
+    #[serde(default)]
+    pub rated: bool,
+    /// Correspondence: days per turn.
+    #[serde(default)]
+    pub days: Option<u32>,
+    /// Correspondence: when the side to move loses on time (epoch ms).
+    #[serde(default)]
+    pub deadline: Option<i64>,
+    #[serde(default)]
+    pub rematch: Rematch,
+}
+
+impl Meta {
+    /// A game's record before anyone moved: the seats, the engine, the time control.
+    pub fn new(engine: Option<EngineSeat>, tokens: [Option<String>; 2]) -> Meta {
+        Meta {
+            engine,
+            tokens,
+            invite: None,
+            public: false,
+            clock: None,
+            draw_offer: None,
+            takeback_offer: None,
+            takebacks: Vec::new(),
+            takebacks_used: [0, 0],
+            imposed: None,
+            players: [None, None],
+            rated: false,
+            days: None,
+            deadline: None,
+            rematch: Rematch::default(),
+        }
+    }
 }

@@ -16,16 +16,9 @@ const B: Actor = Actor::Player(Color::Black);
 
 fn meta(clock: Option<Clock>, engine: Option<EngineSeat>) -> Meta {
     Meta {
-        engine,
-        tokens: [Some("wtok".into()), Some("btok".into())],
         invite: Some("inv".into()),
-        public: false,
         clock,
-        draw_offer: None,
-        takeback_offer: None,
-        takebacks: Vec::new(),
-        takebacks_used: [0, 0],
-        imposed: None,
+        ..Meta::new(engine, [Some("wtok".into()), Some("btok".into())])
     }
 }
 

@@ -4,7 +4,7 @@
 //! `web/src/protocol.ts`.
 
 use super::live::Live;
-use super::record::{Reason, Side, TakebackRecord};
+use super::record::{PlayerRef, Reason, Rematch, Side, TakebackRecord};
 use crate::store::Status;
 use rules::{Color, Phase, Position, Variant};
 use serde::{Deserialize, Serialize};
@@ -163,6 +163,19 @@ pub struct GameState {
     pub created_at: i64,
     #[ts(type = "number")]
     pub updated_at: i64,
+    /// The accounts in the seats (`null`: anonymous or the engine).
+    pub players: PerSide<Option<PlayerRef>>,
+    pub rated: bool,
+    /// Correspondence: days per turn.
+    pub days: Option<u32>,
+    /// Correspondence: when the side to move loses on time.
+    #[ts(type = "number | null")]
+    pub deadline_ms: Option<i64>,
+    pub rematch: Rematch,
+    /// The requester's seat (only in `GET /api/games/{id}` and a socket's first message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub you: Option<Side>,
 }
 
 /// A refused WebSocket action, sent to its sender only.
@@ -269,7 +282,8 @@ impl Live {
         let seat = |c: Color| match self.meta.engine {
             Some(e) if e.color.color() == c => Seat::Engine { level: e.level },
             _ => Seat::Human {
-                joined: self.meta.tokens[c.index()].is_some(),
+                joined: self.meta.tokens[c.index()].is_some()
+                    || self.meta.players[c.index()].is_some(),
             },
         };
         let running = self.status == Status::Started && outcome.is_none();
@@ -323,6 +337,15 @@ impl Live {
             invite: None,
             created_at: self.created_at,
             updated_at: self.updated_at,
+            players: PerSide {
+                white: self.meta.players[0].clone(),
+                black: self.meta.players[1].clone(),
+            },
+            rated: self.meta.rated,
+            days: self.meta.days,
+            deadline_ms: self.meta.deadline.filter(|_| running),
+            rematch: self.meta.rematch.clone(),
+            you: None,
         }
     }
 

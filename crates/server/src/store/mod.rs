@@ -12,8 +12,11 @@ use async_trait::async_trait;
 use std::fmt;
 use std::sync::Arc;
 
+pub mod players;
 pub mod postgres;
 pub mod sqlite;
+
+pub use players::PlayerStore;
 
 /// A database error as the store reports it: the text is for the log, never for a client.
 fn db_err(e: sqlx::Error) -> StoreError {
@@ -28,6 +31,7 @@ where
     String: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
     i64: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
     bool: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Option<String>: for<'r> sqlx::Decode<'r, R::Database>,
 {
     let status: String = r.try_get("status").map_err(db_err)?;
     Ok(GameRow {
@@ -42,6 +46,10 @@ where
         meta: r.try_get("meta").map_err(db_err)?,
         flag_at: r.try_get("flag_at").map_err(db_err)?,
         engine_to_move: r.try_get("engine_to_move").map_err(db_err)?,
+        white_user: r.try_get("white_user").map_err(db_err)?,
+        black_user: r.try_get("black_user").map_err(db_err)?,
+        rated: r.try_get("rated").map_err(db_err)?,
+        winner: r.try_get("winner").map_err(db_err)?,
     })
 }
 
@@ -65,8 +73,24 @@ where
     ))
 }
 
-/// Binds a header row's ten columns in the order `id, variant, status, created_at, updated_at,
-/// version, initial_fen, meta, flag_at, engine_to_move` (the INSERT and UPDATE of both backends).
+/// The columns of a header row, in the order [`bind_row`] binds them.
+pub(crate) const GAME_COLS: &str = "id, variant, status, created_at, updated_at, version, initial_fen, \
+     meta, flag_at, engine_to_move, white_user, black_user, rated, winner";
+
+/// Inserts a header row (both backends: sqlx binds `$N` on SQLite too).
+pub(crate) const INSERT_GAME: &str = "INSERT INTO games (id, variant, status, created_at, \
+     updated_at, version, initial_fen, meta, flag_at, engine_to_move, white_user, black_user, \
+     rated, winner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+     ON CONFLICT (id) DO NOTHING";
+
+/// Replaces a header row if the stored version is the one before; releases any job lease.
+pub(crate) const UPDATE_GAME: &str = "UPDATE games SET variant = $2, status = $3, \
+     created_at = $4, updated_at = $5, version = $6, initial_fen = $7, meta = $8, flag_at = $9, \
+     engine_to_move = $10, white_user = $11, black_user = $12, rated = $13, winner = $14, \
+     lease_owner = NULL, lease_until = NULL WHERE id = $1 AND version = $6 - 1";
+
+/// Binds a header row's columns in the order of [`GAME_COLS`] (the INSERT and UPDATE of both
+/// backends).
 fn bind_row<'q, DB>(
     q: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>,
     r: &'q GameRow,
@@ -77,6 +101,7 @@ where
     i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     bool: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<&'q str>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     q.bind(r.id.as_str())
         .bind(r.variant.as_str())
@@ -88,6 +113,10 @@ where
         .bind(r.meta.as_str())
         .bind(r.flag_at)
         .bind(r.engine_to_move)
+        .bind(r.white_user.as_deref())
+        .bind(r.black_user.as_deref())
+        .bind(r.rated)
+        .bind(r.winner.as_deref())
 }
 
 /// Opens the store named by `db` and brings its schema up to date (migrations): `postgres://…` or
@@ -163,6 +192,12 @@ pub struct GameRow {
     pub flag_at: Option<i64>,
     /// The engine is to move (a job: engine turn).
     pub engine_to_move: bool,
+    /// The accounts in the seats (user ids), to find a player's games.
+    pub white_user: Option<String>,
+    pub black_user: Option<String>,
+    pub rated: bool,
+    /// `white`, `black` or `draw` once finished (a player's result counts).
+    pub winner: Option<String>,
 }
 
 /// One move of a game.
@@ -193,6 +228,9 @@ pub struct Change {
     pub row: GameRow,
     pub truncate_to: Option<i32>,
     pub append: Vec<MoveRow>,
+    /// The rating changes a rated game's result makes, written in the same transaction; each
+    /// applies only if the player's rating row is still at `prev_games` (else `Conflict`).
+    pub ratings: Vec<players::RatingWrite>,
 }
 
 /// A change committed by some node, as told to every node (PostgreSQL `LISTEN/NOTIFY`).
@@ -200,6 +238,8 @@ pub struct Change {
 pub enum Notice {
     /// Game `id` now has `version`.
     Changed { id: String, version: i64 },
+    /// An event published by some node (see [`Store::publish`]).
+    Event { topic: String, json: String },
     /// The connection to the database was lost and is back: notices may be missing, so re-read
     /// every game this node serves.
     Resync,
@@ -231,7 +271,7 @@ pub type StoreResult<T> = Result<T, StoreError>;
 /// The storage of games. Every method that writes returns only once the data is durable (SQLite:
 /// fsync'd, PostgreSQL: committed).
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: PlayerStore + Send + Sync + 'static {
     /// "sqlite" or "postgres" (for logs and /readyz).
     fn backend(&self) -> &'static str;
 
@@ -274,6 +314,10 @@ pub trait Store: Send + Sync + 'static {
     /// A small key-value table for the server's own bookkeeping (e.g. the last time it was alive).
     async fn get_value(&self, key: &str) -> StoreResult<Option<String>>;
     async fn set_value(&self, key: &str, value: &str) -> StoreResult<()>;
+
+    /// Tells every node's subscribers (PostgreSQL `NOTIFY`) an event on `topic` (a user's events,
+    /// the lobby, a game's chat); on SQLite (one node) nothing: the hub delivers it itself.
+    async fn publish(&self, topic: &str, json: &str) -> StoreResult<()>;
 
     /// Whether the store can durably accept writes now (for `/readyz`): reachable, and on SQLite the
     /// database file is still the one that was opened.

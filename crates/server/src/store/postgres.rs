@@ -17,8 +17,9 @@ use tokio::sync::mpsc;
 
 /// The channel of change notices.
 const CHANNEL: &str = "doublemove_games";
-const GAME_COLS: &str =
-    "id, variant, status, created_at, updated_at, version, initial_fen, meta, flag_at, engine_to_move";
+/// The channel of published events ("topic\njson").
+const EVENTS: &str = "doublemove_events";
+use super::GAME_COLS;
 const LIVE: &str = "status IN ('waiting', 'started')";
 
 /// Games on a PostgreSQL database shared by several nodes.
@@ -45,6 +46,15 @@ impl PgStore {
             .await
             .context("migrating the PostgreSQL database")?;
         Ok(PgStore { pool })
+    }
+
+    fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Writes are durable once committed.
+    fn written(&self) -> StoreResult<()> {
+        Ok(())
     }
 
     async fn begin(&self) -> StoreResult<Transaction<'static, Postgres>> {
@@ -176,6 +186,13 @@ fn parse_notice(payload: &str) -> Option<Notice> {
 async fn listen(pool: PgPool, mut listener: PgListener, tx: mpsc::Sender<Notice>) {
     loop {
         let notice = match listener.try_recv().await {
+            Ok(Some(n)) if n.channel() == EVENTS => match n.payload().split_once('\n') {
+                Some((topic, json)) => Notice::Event {
+                    topic: topic.to_string(),
+                    json: json.to_string(),
+                },
+                None => continue,
+            },
             Ok(Some(n)) => match parse_notice(n.payload()) {
                 Some(notice) => notice,
                 None => {
@@ -217,7 +234,7 @@ async fn listen(pool: PgPool, mut listener: PgListener, tx: mpsc::Sender<Notice>
 
 async fn new_listener(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
     let mut listener = PgListener::connect_with(pool).await?;
-    listener.listen(CHANNEL).await?;
+    listener.listen_all([CHANNEL, EVENTS]).await?;
     Ok(listener)
 }
 
@@ -231,12 +248,7 @@ impl Store for PgStore {
         let r = &game.row;
         let mut tx = self.begin().await?;
         let done = super::bind_row(
-            sqlx::query(
-                "INSERT INTO games (id, variant, status, created_at, updated_at, version,
-                 initial_fen, meta, flag_at, engine_to_move)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-             ON CONFLICT (id) DO NOTHING",
-            ),
+            sqlx::query(super::INSERT_GAME),
             r,
         )
         .execute(&mut *tx)
@@ -256,12 +268,7 @@ impl Store for PgStore {
         // Under READ COMMITTED a concurrent writer of the same version waits for the row lock,
         // then re-checks the version and finds it changed: exactly one of them wins.
         let done = super::bind_row(
-            sqlx::query(
-                "UPDATE games SET variant = $2, status = $3, created_at = $4, updated_at = $5,
-                 version = $6, initial_fen = $7, meta = $8, flag_at = $9,
-                 engine_to_move = $10, lease_owner = NULL, lease_until = NULL
-             WHERE id = $1 AND version = $6 - 1",
-            ),
+            sqlx::query(super::UPDATE_GAME),
             r,
         )
         .execute(&mut *tx)
@@ -279,6 +286,9 @@ impl Store for PgStore {
                 .map_err(db_err)?;
         }
         insert_moves(&mut tx, &r.id, &change.append).await?;
+        for w in &change.ratings {
+            super::players::write_rating!(tx, w);
+        }
         notify(&mut tx, r).await?;
         tx.commit().await.map_err(db_err)
     }
@@ -389,6 +399,16 @@ impl Store for PgStore {
         Ok(())
     }
 
+    async fn publish(&self, topic: &str, json: &str) -> StoreResult<()> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(EVENTS)
+            .bind(format!("{topic}\n{json}"))
+            .execute(&self.pool)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
+
     async fn ping(&self) -> StoreResult<()> {
         sqlx::query("SELECT 1")
             .execute(&self.pool)
@@ -401,3 +421,5 @@ impl Store for PgStore {
         self.pool.close().await;
     }
 }
+
+super::players::impl_player_store!(PgStore);

@@ -30,8 +30,7 @@ const MAX_BATCH: usize = 256;
 /// Writes waiting for the writer; senders wait (back-pressure) when it is full.
 const QUEUE: usize = 4096;
 
-const GAME_COLS: &str =
-    "id, variant, status, created_at, updated_at, version, initial_fen, meta, flag_at, engine_to_move";
+use super::GAME_COLS;
 const LIVE: &str = "status IN ('waiting', 'started')";
 
 /// Games on an embedded SQLite file.
@@ -164,6 +163,16 @@ impl SqliteStore {
                 .await?;
         }
         Ok(())
+    }
+
+    /// The pool for reads and for the players' small writes (which wait for the writer's lock).
+    fn pool(&self) -> &SqlitePool {
+        &self.read
+    }
+
+    /// A write through the pool is acknowledged only if the file is still the database.
+    fn written(&self) -> StoreResult<()> {
+        self.guard.check()
     }
 
     async fn submit(&self, work: Work) -> StoreResult<Done> {
@@ -347,12 +356,7 @@ async fn run_one(conn: &mut SqliteConnection, work: &Work) -> StoreResult<Done> 
         Work::Create(game) => {
             let r = &game.row;
             let done = super::bind_row(
-                sqlx::query(
-                    "INSERT INTO games (id, variant, status, created_at, updated_at, version,
-                     initial_fen, meta, flag_at, engine_to_move)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-                 ON CONFLICT (id) DO NOTHING",
-                ),
+                sqlx::query(super::INSERT_GAME),
                 r,
             )
             .execute(&mut *conn)
@@ -367,12 +371,7 @@ async fn run_one(conn: &mut SqliteConnection, work: &Work) -> StoreResult<Done> 
         Work::Apply(change) => {
             let r = &change.row;
             let done = super::bind_row(
-                sqlx::query(
-                    "UPDATE games SET variant = ?2, status = ?3, created_at = ?4, updated_at = ?5,
-                     version = ?6, initial_fen = ?7, meta = ?8, flag_at = ?9,
-                     engine_to_move = ?10, lease_owner = NULL, lease_until = NULL
-                 WHERE id = ?1 AND version = ?6 - 1",
-                ),
+                sqlx::query(super::UPDATE_GAME),
                 r,
             )
             .execute(&mut *conn)
@@ -390,6 +389,9 @@ async fn run_one(conn: &mut SqliteConnection, work: &Work) -> StoreResult<Done> 
                     .map_err(db_err)?;
             }
             insert_moves(conn, &r.id, &change.append).await?;
+            for w in &change.ratings {
+                super::players::write_rating!(conn, w);
+            }
             Ok(Done::Unit)
         }
         Work::ClaimDue {
@@ -639,6 +641,10 @@ impl Store for SqliteStore {
         .map(|_| ())
     }
 
+    async fn publish(&self, _topic: &str, _json: &str) -> StoreResult<()> {
+        Ok(())
+    }
+
     async fn ping(&self) -> StoreResult<()> {
         self.guard.check()?;
         if self.queue.is_closed() {
@@ -663,3 +669,5 @@ impl Store for SqliteStore {
         self.read.close().await;
     }
 }
+
+super::players::impl_player_store!(SqliteStore);
