@@ -71,7 +71,23 @@ double_move: PerSide<boolean> | null, legal?: Legal,
 /**
  * Open public games: the invite to join with.
  */
-invite?: string, created_at: number, updated_at: number, };
+invite?: string, created_at: number, updated_at: number, 
+/**
+ * The accounts in the seats (`null`: anonymous or the engine).
+ */
+players: PerSide<PlayerRef | null>, rated: boolean, 
+/**
+ * Correspondence: days per turn.
+ */
+days: number | null, 
+/**
+ * Correspondence: when the side to move loses on time.
+ */
+deadline_ms: number | null, rematch: Rematch, 
+/**
+ * The requester's seat (only in `GET /api/games/{id}` and a socket's first message).
+ */
+you?: Side, };
 
 export type ErrorMessage = { type: "error", status: number, error: string, };
 
@@ -83,4 +99,56 @@ export type TakebackAction = "propose" | "accept" | "decline";
 
 export type Action = { "type": "move" } & MoveAction | { "type": "resign" } | { "type": "abort" } | { "type": "draw", action: DrawAction, } | { "type": "takeback", action: TakebackAction, };
 
-export type ClientMessage = { "type": "ping" } | Action;
+export type ChatRoom = "player" | "spectator";
+
+export type ClientMessage = { "type": "ping" } | { "type": "chat", room: ChatRoom, text: string, } | Action;
+
+export type PlayerRef = { username: string, 
+/**
+ * The rating in the game's variant when the game began (rounded).
+ */
+rating: number | null, provisional: boolean, bot: boolean, 
+/**
+ * The rating change once a rated game ended.
+ */
+rating_diff: number | null, };
+
+export type Rematch = { offer: Side | null, game_id: string | null, };
+
+export type ChatLine = { 
+/**
+ * The writer's username (`null`: anonymous).
+ */
+user: string | null, text: string, at: number, };
+
+export type ChatMessage = { "type": "chat", room: ChatRoom, line: ChatLine, } | { "type": "chat_history", room: ChatRoom, lines: Array<ChatLine>, };
+
+export type PerfView = { rating: number, rd: number, games: number, provisional: boolean, };
+
+export type ClockSpec = { limit: number, increment: number, };
+
+export type ColorChoice = "white" | "black" | "random";
+
+export type GameSpec = { variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, };
+
+export type Seek = { id: string, username: string, rating: number, provisional: boolean, variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, color: ColorChoice, rating_min: number | null, rating_max: number | null, created_at: number, };
+
+export type ChallengeStatus = "pending" | "accepted" | "declined" | "canceled";
+
+export type DeclineReason = "generic" | "later" | "too_fast" | "too_slow" | "time_control" | "rated" | "casual" | "variant";
+
+export type Challenge = { id: string, from: string, to: string, variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, 
+/**
+ * The challenger's colour.
+ */
+color: ColorChoice, status: ChallengeStatus, decline_reason: DeclineReason | null, game_id: string | null, created_at: number, };
+
+export type LobbyEvent = { "type": "seeks", seeks: Array<Seek>, } | { "type": "seek_added", seek: Seek, } | { "type": "seek_removed", id: string, };
+
+export type UserEvent = { "type": "game_start", game_id: string, color: Side, variant: string, } | { "type": "game_finish", game_id: string, } | { "type": "challenge", challenge: Challenge, } | { "type": "challenge_gone", id: string, reason: string, challenge: Challenge, };
+
+export type HistoryPoint = { at: number, rating: number, rd: number, game_id: string, };
+
+export type BoardEntry = { username: string, rating: number, rd: number, games: number, };
+
+export type Playing = { id: string, variant: string, color: Side, opponent: PlayerRef | null, my_turn: boolean, deadline_ms: number | null, clock: ClockView | null, days: number | null, fen: string, };

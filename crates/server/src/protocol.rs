@@ -6,7 +6,14 @@ use crate::game::action::{ClientMessage, DrawAction, MoveAction, TakebackAction}
 use crate::game::view::{
     ClockView, ErrorMessage, Legal, Offers, PerSide, PhaseName, Seat, StateKind, TurnKind, TurnView,
 };
-use crate::game::{Action, GameState, Reason, Side, TakebackRecord};
+use crate::game::{Action, ChatRoom, GameState, PlayerRef, Reason, Rematch, Side, TakebackRecord};
+use crate::players::challenge::{Challenge, ChallengeStatus, DeclineReason};
+use crate::players::chat::{ChatLine, ChatMessage};
+use crate::players::events::{LobbyEvent, UserEvent};
+use crate::players::rating::PerfView;
+use crate::players::seeks::Seek;
+use crate::players::start::{ClockSpec, ColorChoice, GameSpec};
+use crate::players::users::{BoardEntry, HistoryPoint, Playing};
 use crate::store::Status;
 use ts_rs::{Config, TS};
 
@@ -33,7 +40,25 @@ pub fn typescript() -> String {
         DrawAction::decl(&cfg),
         TakebackAction::decl(&cfg),
         Action::decl(&cfg),
+        ChatRoom::decl(&cfg),
         ClientMessage::decl(&cfg),
+        PlayerRef::decl(&cfg),
+        Rematch::decl(&cfg),
+        ChatLine::decl(&cfg),
+        ChatMessage::decl(&cfg),
+        PerfView::decl(&cfg),
+        ClockSpec::decl(&cfg),
+        ColorChoice::decl(&cfg),
+        GameSpec::decl(&cfg),
+        Seek::decl(&cfg),
+        ChallengeStatus::decl(&cfg),
+        DeclineReason::decl(&cfg),
+        Challenge::decl(&cfg),
+        LobbyEvent::decl(&cfg),
+        UserEvent::decl(&cfg),
+        HistoryPoint::decl(&cfg),
+        BoardEntry::decl(&cfg),
+        Playing::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the server's Rust types by ts-rs (crates/server/src/protocol.rs).\n\

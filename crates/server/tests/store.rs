@@ -72,6 +72,9 @@ both!(
     claim_one_game,
     key_values,
     concurrent_applies,
+    ratings_are_written_with_the_result_once,
+    players_tables_round_trip,
+    a_seek_is_taken_once,
 );
 
 fn mv(ply: i32, uci: &str, clock_ms: Option<i64>) -> MoveRow {
@@ -99,6 +102,10 @@ fn game(id: &str, status: Status, updated_at: i64, plies: i32) -> StoredGame {
             meta: format!(r#"{{"white":{{"kind":"human"}},"id":"{id}"}}"#),
             flag_at: None,
             engine_to_move: false,
+            white_user: None,
+            black_user: None,
+            rated: false,
+            winner: None,
         },
         moves: (0..plies)
             .map(|p| {
@@ -119,6 +126,7 @@ fn change(g: &StoredGame, truncate_to: Option<i32>, append: Vec<MoveRow>) -> Cha
         row,
         truncate_to,
         append,
+        ratings: Vec::new(),
     }
 }
 
@@ -691,4 +699,153 @@ async fn postgres_server_gone_is_unavailable() {
     assert_unavailable(s.ping().await, "ping");
     s.close().await;
     drop(cluster);
+}
+
+fn user(id: &str) -> server::store::players::UserRow {
+    server::store::players::UserRow {
+        id: id.to_lowercase(),
+        username: id.to_string(),
+        password_hash: "$argon2id$…".into(),
+        kind: "human".into(),
+        created_at: 5,
+    }
+}
+
+fn perf(user: &str, rating: f64, games: i64) -> server::store::players::PerfRow {
+    server::store::players::PerfRow {
+        user_id: user.into(),
+        variant: "two-move".into(),
+        rating,
+        rd: 300.0,
+        vol: 0.06,
+        games,
+        updated_at: 100 + games,
+    }
+}
+
+/// A result's rating rows go in with the game's change, or not at all: a change computed from a
+/// rating row that moved meanwhile (another game ended first) is refused whole.
+async fn ratings_are_written_with_the_result_once(db: Db) {
+    use server::store::players::RatingWrite;
+    let s = db.open("a").await;
+    s.user_create(&user("Alice")).await.unwrap();
+    let g = game("g", Status::Started, 10, 2);
+    s.create(&g).await.unwrap();
+    let mut c = change(&g, None, vec![]);
+    c.row.status = Status::Finished;
+    c.ratings = vec![RatingWrite {
+        perf: perf("alice", 1662.3, 1),
+        prev_games: 0,
+        game_id: "g".into(),
+    }];
+    s.apply(&c).await.unwrap();
+    assert_eq!(s.perfs("alice").await.unwrap(), vec![perf("alice", 1662.3, 1)]);
+    // A second game computed from the same old row (games 0): refused, nothing written.
+    let g2 = game("g2", Status::Started, 10, 2);
+    s.create(&g2).await.unwrap();
+    let mut stale = change(&g2, None, vec![]);
+    stale.row.status = Status::Finished;
+    stale.ratings = vec![RatingWrite {
+        perf: perf("alice", 1400.0, 1),
+        prev_games: 0,
+        game_id: "g2".into(),
+    }];
+    assert!(matches!(s.apply(&stale).await, Err(StoreError::Conflict)));
+    assert_eq!(s.load("g2").await.unwrap().unwrap().row.version, 1);
+    // Computed again from the current row: written.
+    stale.ratings[0].prev_games = 1;
+    stale.ratings[0].perf = perf("alice", 1600.0, 2);
+    s.apply(&stale).await.unwrap();
+    assert_eq!(s.perfs("alice").await.unwrap(), vec![perf("alice", 1600.0, 2)]);
+    let h = s.rating_history("alice").await.unwrap();
+    assert_eq!(
+        h.iter().map(|h| (h.game_id.as_str(), h.rating)).collect::<Vec<_>>(),
+        vec![("g", 1662.3), ("g2", 1600.0)]
+    );
+    s.close().await;
+}
+
+async fn players_tables_round_trip(db: Db) {
+    use server::store::players::RecordRow;
+    let s = db.open("a").await;
+    s.user_create(&user("Bob")).await.unwrap();
+    assert!(matches!(s.user_create(&user("BOB")).await, Err(StoreError::Conflict)));
+    assert_eq!(s.user("bob").await.unwrap().unwrap().username, "Bob");
+    s.user_set_kind("bob", "bot").await.unwrap();
+    assert_eq!(s.user("bob").await.unwrap().unwrap().kind, "bot");
+    s.token_create("h1", "bob", "script", 1).await.unwrap();
+    assert_eq!(s.token_user("h1").await.unwrap().as_deref(), Some("bob"));
+    assert_eq!(s.token_user("h2").await.unwrap(), None);
+    // Sessions: created once, saved, expired.
+    s.session_create("s1", "{}", 1000).await.unwrap();
+    assert!(matches!(s.session_create("s1", "{}", 1000).await, Err(StoreError::Conflict)));
+    s.session_save("s1", r#"{"user":"bob"}"#, 2000).await.unwrap();
+    assert_eq!(s.session_load("s1", 1500).await.unwrap().as_deref(), Some(r#"{"user":"bob"}"#));
+    assert_eq!(s.session_load("s1", 2000).await.unwrap(), None);
+    assert_eq!(s.sessions_expire(2000).await.unwrap(), 1);
+    // Challenges settle once.
+    let c = RecordRow { id: "c1".into(), data: "{}".into() };
+    s.challenge_create(&c, "bob", "alice", 5).await.unwrap();
+    assert_eq!(s.challenges_of("alice").await.unwrap(), vec![c.clone()]);
+    assert!(s.challenge_settle("c1", "accepted", "{\"x\":1}").await.unwrap());
+    assert!(!s.challenge_settle("c1", "declined", "{}").await.unwrap());
+    assert_eq!(s.challenge("c1").await.unwrap().unwrap().data, "{\"x\":1}");
+    assert!(s.challenges_of("alice").await.unwrap().is_empty());
+    // Chat: the last lines, oldest first.
+    for i in 0..5 {
+        s.chat_add("g", "player", i, &format!("line {i}")).await.unwrap();
+    }
+    assert_eq!(s.chat_count("g", "player").await.unwrap(), 5);
+    assert_eq!(s.chat_lines("g", "player", 2).await.unwrap(), vec!["line 3", "line 4"]);
+    assert!(s.chat_lines("g", "spectator", 2).await.unwrap().is_empty());
+    // A player's games and counts by the seat columns.
+    let mut won = game("w1", Status::Finished, 50, 2);
+    won.row.white_user = Some("bob".into());
+    won.row.rated = true;
+    won.row.winner = Some("white".into());
+    s.create(&won).await.unwrap();
+    let mut lost = game("l1", Status::Finished, 60, 2);
+    lost.row.black_user = Some("bob".into());
+    lost.row.winner = Some("white".into());
+    s.create(&lost).await.unwrap();
+    let mut on = game("p1", Status::Started, 70, 2);
+    on.row.black_user = Some("bob".into());
+    s.create(&on).await.unwrap();
+    let c = s.user_counts("bob").await.unwrap();
+    assert_eq!((c.all, c.rated, c.win, c.loss, c.draw, c.playing), (2, 1, 1, 1, 0, 1));
+    let ids = s.user_game_ids("bob", None, 0, 10).await.unwrap();
+    assert_eq!(ids, vec![(60, "l1".to_string()), (50, "w1".to_string())]);
+    let after = s.user_game_ids("bob", Some((60, "l1".into())), 0, 10).await.unwrap();
+    assert_eq!(after, vec![(50, "w1".to_string())]);
+    assert_eq!(s.user_game_ids("bob", None, 1, 10).await.unwrap().len(), 1);
+    assert_eq!(s.user_playing_ids("bob").await.unwrap(), vec!["p1".to_string()]);
+    s.close().await;
+}
+
+/// Two takers of one seek: exactly one gets it; expired and dropped seeks go.
+async fn a_seek_is_taken_once(db: Db) {
+    use server::store::players::RecordRow;
+    let s = db.open("a").await;
+    let r = |id: &str| RecordRow { id: id.into(), data: format!("{{\"id\":\"{id}\"}}") };
+    for round in 0..5 {
+        let id = format!("s{round}");
+        s.seek_create(&r(&id), "bob", 1, None).await.unwrap();
+        let (a, b) = tokio::join!(s.seek_take(&id, 10), s.seek_take(&id, 10));
+        let won = [a.unwrap(), b.unwrap()].into_iter().flatten().count();
+        assert_eq!(won, 1, "round {round}");
+    }
+    s.seek_create(&r("rt"), "bob", 1, Some(100)).await.unwrap();
+    s.seek_create(&r("corr"), "bob", 1, None).await.unwrap();
+    s.seek_create(&r("other"), "carol", 1, Some(100)).await.unwrap();
+    assert_eq!(s.seeks(50).await.unwrap().len(), 3);
+    assert_eq!(s.seeks(100).await.unwrap().len(), 1, "expired ones are not listed");
+    assert!(s.seek_take("rt", 100).await.unwrap().is_none(), "an expired seek cannot be taken");
+    s.seeks_touch("bob", 500).await.unwrap();
+    assert_eq!(s.seeks(200).await.unwrap().len(), 2);
+    assert_eq!(s.seeks_drop_realtime("bob").await.unwrap(), vec!["rt".to_string()]);
+    assert_eq!(s.seeks_expire(1000).await.unwrap(), vec!["other".to_string()]);
+    assert!(!s.seek_delete("corr", "carol").await.unwrap());
+    assert!(s.seek_delete("corr", "bob").await.unwrap());
+    assert!(s.seeks(0).await.unwrap().is_empty());
+    s.close().await;
 }

@@ -317,6 +317,7 @@ fn abort_only_before_both_sides_played_and_join_needs_the_invite() {
     let join = |invite: &str| Action::Join {
         invite: invite.into(),
         token: "new".into(),
+        player: None,
     };
     assert_eq!(
         g.apply(Actor::Guest, &join("nope"), 1),
