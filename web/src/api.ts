@@ -15,50 +15,23 @@ export type { Action, ClientMessage, ErrorMessage, Legal, MoveAction, Seat } fro
 
 export type Color = P.Side;
 
-// The players API (accounts, ratings, seeks, challenges, chat; docs in /work/spec-players.md). These
-// fields are added to the generated types here until protocol.ts carries them; every one is optional
-// so that a server without accounts still works.
-export interface Perf { rating: number; rd: number; games: number; provisional: boolean }
+// The players API (accounts, ratings, seeks, challenges, chat): the wire types are generated too.
+export type { ChatLine, ChatRoom, ClockSpec, Challenge, Seek, Playing, PlayerRef, Rematch } from './protocol';
+export type Perf = P.PerfView;
 export type Perfs = Partial<Record<Variant, Perf>>;
 export interface Account { username: string; kind: 'human' | 'bot'; perfs: Perfs; created_at: number }
-export interface PlayerRef { username: string; rating: number | null; provisional: boolean; bot: boolean; rating_diff: number | null }
-export interface Rematch { offer: Color | null; game_id: string | null }
-export interface ClockSpec { limit: number; increment: number }
-export interface Seek {
-  id: string; username: string; rating: number; provisional: boolean; variant: string;
-  clock: ClockSpec | null; days: number | null; rated: boolean; color: Color | 'random';
-  rating_min: number | null; rating_max: number | null; created_at: number;
-}
-export interface Challenge {
-  id: string; from: string; to: string; variant: string; clock: ClockSpec | null; days: number | null;
-  rated: boolean; color: Color | 'random'; rematch_of: string | null;
-  status: 'pending' | 'accepted' | 'declined' | 'canceled'; decline_reason: string | null; game_id: string | null;
-}
-export interface Playing {
-  id: string; variant: string; color: Color; opponent: PlayerRef | null; my_turn: boolean;
-  deadline_ms: number | null; clock: P.ClockView | null; days: number | null; fen: string;
-}
 export interface UserInfo {
   username: string; kind: 'human' | 'bot'; created_at: number; perfs: Perfs;
   count: { all: number; rated: number; win: number; loss: number; draw: number; playing: number };
 }
-export interface RatingPoint { at: number; rating: number; rd: number; game_id: string }
-export interface ChatLine { user: string | null; text: string; at: number }
-export type ChatRoom = 'player' | 'spectator';
-export type GameState = P.GameState & {
-  players?: { white: PlayerRef | null; black: PlayerRef | null };
-  rated?: boolean;
-  days?: number | null;
-  deadline_ms?: number | null;
-  rematch?: Rematch | null;
-  you?: Color | null;
-};
+export type RatingPoint = P.HistoryPoint;
+export type GameState = P.GameState;
 export const DAYS = [1, 2, 3, 5, 7, 14];
 /** "1500" or "1500?" (provisional). */
 export const ratingText = (r: { rating: number | null; provisional: boolean } | null | undefined): string =>
   r && r.rating !== null ? `${r.rating}${r.provisional ? '?' : ''}` : '';
 /** "5+3", "3 days", "∞". */
-export function tcLabel(x: { clock?: ClockSpec | null; days?: number | null }): string {
+export function tcLabel(x: { clock?: P.ClockSpec | null; days?: number | null }): string {
   if (x.days) return `${x.days} day${x.days === 1 ? '' : 's'}`;
   if (x.clock) return `${Math.round((x.clock.limit / 60) * 10) / 10}+${x.clock.increment}`;
   return '∞';

@@ -198,7 +198,7 @@ export function seekPanels(): HTMLElement[] {
   }
 
   function renderChallenges(): void {
-    const desc = (c: Challenge) => `${variantTitle(c.variant)} · ${tcLabel(c)} · ${c.rated ? 'rated' : 'casual'}${c.color !== 'random' ? ` · they play ${c.color}` : ''}${c.rematch_of ? ' · rematch' : ''}`;
+    const desc = (c: Challenge) => `${variantTitle(c.variant)} · ${tcLabel(c)} · ${c.rated ? 'rated' : 'casual'}${c.color !== 'random' ? ` · they play ${c.color}` : ''}`;
     const rows: HTMLElement[] = [];
     for (const c of incoming.values()) {
       const reason = h('select', { name: 'decline-reason', 'aria-label': 'reason' }, DECLINE_REASONS.map(([k, t]) => h('option', { value: k }, t)));
