@@ -440,8 +440,19 @@ function showGame(app: HTMLElement, id: string): void {
       backoff = Math.min(backoff * 2, 15000);
     };
   }
-  api<GameState>('GET', `/api/games/${id}${token ? `?token=${encodeURIComponent(token)}` : ''}`).then(s => { if (!g) accept(s); else if (s.you !== undefined && g.you === undefined) accept({ ...g, you: s.you }); })
-    .catch(e => { title.textContent = e.message; closed = true; clearInterval(timer); });
+  // A rematch's id may be announced a moment before its game exists: retry a missing game briefly.
+  const load = (tries: number): void => {
+    api<GameState>('GET', `/api/games/${id}${token ? `?token=${encodeURIComponent(token)}` : ''}`)
+      .then(s => { if (!g) accept(s); else if (s.you !== undefined && g.you === undefined) accept({ ...g, you: s.you }); })
+      .catch(e => {
+        if (e.status === 404 && tries > 0 && !g) return void setTimeout(() => load(tries - 1), 500);
+        if (g) return;
+        title.textContent = e.message;
+        closed = true;
+        clearInterval(timer);
+      });
+  };
+  load(10);
   account().then(a => { signedIn = a?.username ?? null; render(); });
   connect();
   window.addEventListener('pagehide', () => { closed = true; ws?.close(); clearInterval(timer); });
