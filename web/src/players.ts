@@ -16,7 +16,8 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** A rating history as an inline SVG line graph with labelled axes (rating over date). */
 export function ratingGraph(points: RatingPoint[], label: string): SVGElement {
-  const W = 600, H = 200, L = 52, R = 12, T = 12, B = 40;
+  // Narrow screens get a narrower drawing, so that its text stays readable when scaled down.
+  const W = matchMedia('(max-width: 700px)').matches ? 380 : 600, H = 200, L = 52, R = 12, T = 12, B = 40;
   const rs = points.map(p => p.rating), ts = points.map(p => p.at);
   let lo = Math.floor((Math.min(...rs) - 20) / 50) * 50, hi = Math.ceil((Math.max(...rs) + 20) / 50) * 50;
   if (hi - lo < 100) hi = lo + 100;
