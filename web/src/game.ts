@@ -51,7 +51,7 @@ async function adoptFragmentToken(id: string): Promise<string | null> {
   const token = decodeURIComponent(m[1]);
   history.replaceState(null, '', location.pathname + location.search);
   try {
-    const s = await api<GameState>('GET', `/api/games/${id}?token=${encodeURIComponent(token)}`, undefined, token);
+    const s = await api<GameState>('GET', `/api/games/${id}`, undefined, token);
     if (!s.you) return 'This link does not give a seat in this game (it may be out of date). Watching instead.';
     saveGame({ id, token, color: s.you, variant: s.variant, opponent: opponentText(s, s.you), created: Date.now() });
     return null;
@@ -442,7 +442,7 @@ function showGame(app: HTMLElement, id: string): void {
   }
   // A rematch's id may be announced a moment before its game exists: retry a missing game briefly.
   const load = (tries: number): void => {
-    api<GameState>('GET', `/api/games/${id}${token ? `?token=${encodeURIComponent(token)}` : ''}`)
+    api<GameState>('GET', `/api/games/${id}`, undefined, token)
       .then(s => { if (!g) accept(s); else if (s.you !== undefined && g.you === undefined) accept({ ...g, you: s.you }); })
       .catch(e => {
         if (e.status === 404 && tries > 0 && !g) return void setTimeout(() => load(tries - 1), 500);

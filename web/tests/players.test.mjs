@@ -235,8 +235,10 @@ test('leaderboard, and phone-sized lobby and player pages', async () => {
   await lb.waitForSelector('.tabs [data-variant=chess].active');
   await lb.close();
   for (const [path, name, sel] of [['/', 'lobby-phone.png', '#lobby-seeks'], ['/@/alice', 'player-phone.png', '#rating-history svg']]) {
-    const p = await open(A.ctx, path);
+    const p = await A.ctx.newPage();
+    p.on('pageerror', e => errors.push(e.message));
     await p.setViewportSize({ width: 390, height: 844 });
+    await p.goto(server.base + path);
     await p.waitForSelector(sel);
     const width = await p.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 390, `${path}: no horizontal scrolling (width ${width})`);
