@@ -37,14 +37,21 @@ pub fn game_pgn(live: &Live) -> String {
             .map_or_else(|| "Anonymous".to_string(), |p| p.username.clone()),
     };
     // Correspondence: PGN's "moves/seconds" form, one turn per period.
-    let days = live.meta.days.map(|d| format!("1/{}", i64::from(d) * 86_400));
-    let tc = live.meta.clock.as_ref().map_or(days.unwrap_or("-".into()), |c| {
-        if c.increment_ms > 0 {
-            format!("{}+{}", c.limit_ms / 1000, c.increment_ms / 1000)
-        } else {
-            format!("{}", c.limit_ms / 1000)
-        }
-    });
+    let days = live
+        .meta
+        .days
+        .map(|d| format!("1/{}", i64::from(d) * 86_400));
+    let tc = live
+        .meta
+        .clock
+        .as_ref()
+        .map_or(days.unwrap_or("-".into()), |c| {
+            if c.increment_ms > 0 {
+                format!("{}+{}", c.limit_ms / 1000, c.increment_ms / 1000)
+            } else {
+                format!("{}", c.limit_ms / 1000)
+            }
+        });
     let termination = match (live.status, live.game.outcome()) {
         (Status::Aborted, _) => "Aborted".to_string(),
         (_, Some(o)) => o.describe(live.variant()),

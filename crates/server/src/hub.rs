@@ -278,6 +278,9 @@ impl Hub {
             let mut ratings = Vec::new();
             if crate::players::rating::counts(&live, &next) {
                 ratings = crate::players::rating::settle(&*self.store, &mut next, now).await?;
+            } else if live.is_live() && !next.is_live() {
+                // Ended before both sides completed a turn: it was never rated.
+                next.meta.rated = false;
             }
             let mut change = next.change_since(&live);
             change.ratings = ratings;

@@ -51,7 +51,10 @@ pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
         .route("/api/account/playing", get(users::playing))
         .route("/api/users/{name}", get(users::user))
         .route("/api/users/{name}/games", get(users::games))
-        .route("/api/users/{name}/rating-history", get(users::rating_history))
+        .route(
+            "/api/users/{name}/rating-history",
+            get(users::rating_history),
+        )
         .route("/api/games/user/{name}", get(users::pgn_all))
         .route("/api/leaderboard/{variant}", get(users::leaderboard))
         .route("/api/seeks", post(seeks::create).get(seeks::list))
@@ -64,7 +67,10 @@ pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
         .route("/api/challenge/{id}/decline", post(challenge::decline))
         .route("/api/challenge/{id}/cancel", post(challenge::cancel))
         .route("/api/games/{id}/rematch", post(challenge::rematch))
-        .route("/api/games/{id}/rematch/decline", post(challenge::rematch_decline))
+        .route(
+            "/api/games/{id}/rematch/decline",
+            post(challenge::rematch_decline),
+        )
         .route("/api/games/{id}/chat", post(bot::chat))
         .route("/api/bot/account/upgrade", post(bot::upgrade))
         .route("/api/stream/event", get(bot::event_stream))
@@ -279,7 +285,9 @@ async fn create(
     };
     if let Some(d) = req.days {
         if clock.is_some() {
-            return Err(ApiError::bad_request("give either \"clock\" or \"days\", not both"));
+            return Err(ApiError::bad_request(
+                "give either \"clock\" or \"days\", not both",
+            ));
         }
         if !crate::players::start::DAYS.contains(&d) {
             return Err(ApiError::bad_request(format!(
@@ -290,11 +298,15 @@ async fn create(
     }
     if req.rated {
         if engine {
-            return Err(ApiError::bad_request("games against the engine are not rated"));
+            return Err(ApiError::bad_request(
+                "games against the engine are not rated",
+            ));
         }
         auth.require()?;
         if clock.is_none() && req.days.is_none() {
-            return Err(ApiError::bad_request("a rated game needs a clock or days per turn"));
+            return Err(ApiError::bad_request(
+                "a rated game needs a clock or days per turn",
+            ));
         }
     }
     if let Some(a) = &auth.account {
@@ -429,9 +441,9 @@ pub async fn rematch_engine(
         None => None,
     };
     let me_ref = match &auth.account {
-        Some(a) => Some(
-            crate::players::rating::player_ref(&*hub.store, a, old.variant().name()).await?,
-        ),
+        Some(a) => {
+            Some(crate::players::rating::player_ref(&*hub.store, a, old.variant().name()).await?)
+        }
         None => None,
     };
     let color = me.other();
@@ -543,7 +555,12 @@ async fn get_game(
 }
 
 /// The player's action: their seat by account (session or API token) or by seat token (Bearer).
-async fn act(hub: &Shared, id: &str, auth: &Auth, action: Action) -> Result<Json<GameState>, ApiError> {
+async fn act(
+    hub: &Shared,
+    id: &str,
+    auth: &Auth,
+    action: Action,
+) -> Result<Json<GameState>, ApiError> {
     let slot = hub.slot(id).await?;
     let color = auth.require_seat(&*slot.live.lock().await)?;
     Ok(Json(hub.act(&slot, Actor::Player(color), &action).await?))

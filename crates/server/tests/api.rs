@@ -278,6 +278,7 @@ async fn double_move_seed_mate_against_the_engine_over_websocket(db: Db) {
             .await
             .unwrap();
     ws.next().await.unwrap().unwrap();
+    chat_history(&mut ws).await;
     ws.send(Message::Text(
         json!({"type": "move", "move": "b3g8", "double": true})
             .to_string()
@@ -774,6 +775,7 @@ async fn shutdown_closes_sockets_with_a_reason(db: Db) {
         .unwrap();
     let first = ws.next().await.unwrap().unwrap();
     assert!(first.to_text().unwrap().contains("gameFull"));
+    chat_history(&mut ws).await;
     let stop = tokio::spawn(t.srv.stop());
     let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
         .await
@@ -888,6 +890,7 @@ async fn bounds_answer_429_and_close_codes() {
     // Messages on a socket are rate-limited: 40 at once get at least one 429 error back.
     let mut b = _b;
     b.next().await.unwrap().unwrap();
+    chat_history(&mut b).await;
     for _ in 0..40 {
         b.send(Message::Text(r#"{"type":"ping"}"#.into()))
             .await
@@ -982,6 +985,16 @@ async fn a_first_server_database_is_imported() {
     let (_, all) = t.get("/api/games?status=all").await;
     assert_eq!(all["games"].as_array().unwrap().len(), 1);
     t.srv.stop().await;
+}
+
+/// A game socket's second message: the chat history of the room it reads.
+async fn chat_history<S>(ws: &mut S)
+where
+    S: futures_util::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    let m = ws.next().await.unwrap().unwrap();
+    let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
+    assert_eq!(v["type"], "chat_history", "{v}");
 }
 
 /// Each test runs on both backends.

@@ -739,7 +739,10 @@ async fn ratings_are_written_with_the_result_once(db: Db) {
         game_id: "g".into(),
     }];
     s.apply(&c).await.unwrap();
-    assert_eq!(s.perfs("alice").await.unwrap(), vec![perf("alice", 1662.3, 1)]);
+    assert_eq!(
+        s.perfs("alice").await.unwrap(),
+        vec![perf("alice", 1662.3, 1)]
+    );
     // A second game computed from the same old row (games 0): refused, nothing written.
     let g2 = game("g2", Status::Started, 10, 2);
     s.create(&g2).await.unwrap();
@@ -756,10 +759,15 @@ async fn ratings_are_written_with_the_result_once(db: Db) {
     stale.ratings[0].prev_games = 1;
     stale.ratings[0].perf = perf("alice", 1600.0, 2);
     s.apply(&stale).await.unwrap();
-    assert_eq!(s.perfs("alice").await.unwrap(), vec![perf("alice", 1600.0, 2)]);
+    assert_eq!(
+        s.perfs("alice").await.unwrap(),
+        vec![perf("alice", 1600.0, 2)]
+    );
     let h = s.rating_history("alice").await.unwrap();
     assert_eq!(
-        h.iter().map(|h| (h.game_id.as_str(), h.rating)).collect::<Vec<_>>(),
+        h.iter()
+            .map(|h| (h.game_id.as_str(), h.rating))
+            .collect::<Vec<_>>(),
         vec![("g", 1662.3), ("g2", 1600.0)]
     );
     s.close().await;
@@ -769,7 +777,10 @@ async fn players_tables_round_trip(db: Db) {
     use server::store::players::RecordRow;
     let s = db.open("a").await;
     s.user_create(&user("Bob")).await.unwrap();
-    assert!(matches!(s.user_create(&user("BOB")).await, Err(StoreError::Conflict)));
+    assert!(matches!(
+        s.user_create(&user("BOB")).await,
+        Err(StoreError::Conflict)
+    ));
     assert_eq!(s.user("bob").await.unwrap().unwrap().username, "Bob");
     s.user_set_kind("bob", "bot").await.unwrap();
     assert_eq!(s.user("bob").await.unwrap().unwrap().kind, "bot");
@@ -778,25 +789,44 @@ async fn players_tables_round_trip(db: Db) {
     assert_eq!(s.token_user("h2").await.unwrap(), None);
     // Sessions: created once, saved, expired.
     s.session_create("s1", "{}", 1000).await.unwrap();
-    assert!(matches!(s.session_create("s1", "{}", 1000).await, Err(StoreError::Conflict)));
-    s.session_save("s1", r#"{"user":"bob"}"#, 2000).await.unwrap();
-    assert_eq!(s.session_load("s1", 1500).await.unwrap().as_deref(), Some(r#"{"user":"bob"}"#));
+    assert!(matches!(
+        s.session_create("s1", "{}", 1000).await,
+        Err(StoreError::Conflict)
+    ));
+    s.session_save("s1", r#"{"user":"bob"}"#, 2000)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.session_load("s1", 1500).await.unwrap().as_deref(),
+        Some(r#"{"user":"bob"}"#)
+    );
     assert_eq!(s.session_load("s1", 2000).await.unwrap(), None);
     assert_eq!(s.sessions_expire(2000).await.unwrap(), 1);
     // Challenges settle once.
-    let c = RecordRow { id: "c1".into(), data: "{}".into() };
+    let c = RecordRow {
+        id: "c1".into(),
+        data: "{}".into(),
+    };
     s.challenge_create(&c, "bob", "alice", 5).await.unwrap();
     assert_eq!(s.challenges_of("alice").await.unwrap(), vec![c.clone()]);
-    assert!(s.challenge_settle("c1", "accepted", "{\"x\":1}").await.unwrap());
+    assert!(s
+        .challenge_settle("c1", "accepted", "{\"x\":1}")
+        .await
+        .unwrap());
     assert!(!s.challenge_settle("c1", "declined", "{}").await.unwrap());
     assert_eq!(s.challenge("c1").await.unwrap().unwrap().data, "{\"x\":1}");
     assert!(s.challenges_of("alice").await.unwrap().is_empty());
     // Chat: the last lines, oldest first.
     for i in 0..5 {
-        s.chat_add("g", "player", i, &format!("line {i}")).await.unwrap();
+        s.chat_add("g", "player", i, &format!("line {i}"))
+            .await
+            .unwrap();
     }
     assert_eq!(s.chat_count("g", "player").await.unwrap(), 5);
-    assert_eq!(s.chat_lines("g", "player", 2).await.unwrap(), vec!["line 3", "line 4"]);
+    assert_eq!(
+        s.chat_lines("g", "player", 2).await.unwrap(),
+        vec!["line 3", "line 4"]
+    );
     assert!(s.chat_lines("g", "spectator", 2).await.unwrap().is_empty());
     // A player's games and counts by the seat columns.
     let mut won = game("w1", Status::Finished, 50, 2);
@@ -812,13 +842,22 @@ async fn players_tables_round_trip(db: Db) {
     on.row.black_user = Some("bob".into());
     s.create(&on).await.unwrap();
     let c = s.user_counts("bob").await.unwrap();
-    assert_eq!((c.all, c.rated, c.win, c.loss, c.draw, c.playing), (2, 1, 1, 1, 0, 1));
+    assert_eq!(
+        (c.all, c.rated, c.win, c.loss, c.draw, c.playing),
+        (2, 1, 1, 1, 0, 1)
+    );
     let ids = s.user_game_ids("bob", None, 0, 10).await.unwrap();
     assert_eq!(ids, vec![(60, "l1".to_string()), (50, "w1".to_string())]);
-    let after = s.user_game_ids("bob", Some((60, "l1".into())), 0, 10).await.unwrap();
+    let after = s
+        .user_game_ids("bob", Some((60, "l1".into())), 0, 10)
+        .await
+        .unwrap();
     assert_eq!(after, vec![(50, "w1".to_string())]);
     assert_eq!(s.user_game_ids("bob", None, 1, 10).await.unwrap().len(), 1);
-    assert_eq!(s.user_playing_ids("bob").await.unwrap(), vec!["p1".to_string()]);
+    assert_eq!(
+        s.user_playing_ids("bob").await.unwrap(),
+        vec!["p1".to_string()]
+    );
     s.close().await;
 }
 
@@ -826,7 +865,10 @@ async fn players_tables_round_trip(db: Db) {
 async fn a_seek_is_taken_once(db: Db) {
     use server::store::players::RecordRow;
     let s = db.open("a").await;
-    let r = |id: &str| RecordRow { id: id.into(), data: format!("{{\"id\":\"{id}\"}}") };
+    let r = |id: &str| RecordRow {
+        id: id.into(),
+        data: format!("{{\"id\":\"{id}\"}}"),
+    };
     for round in 0..5 {
         let id = format!("s{round}");
         s.seek_create(&r(&id), "bob", 1, None).await.unwrap();
@@ -836,14 +878,29 @@ async fn a_seek_is_taken_once(db: Db) {
     }
     s.seek_create(&r("rt"), "bob", 1, Some(100)).await.unwrap();
     s.seek_create(&r("corr"), "bob", 1, None).await.unwrap();
-    s.seek_create(&r("other"), "carol", 1, Some(100)).await.unwrap();
+    s.seek_create(&r("other"), "carol", 1, Some(100))
+        .await
+        .unwrap();
     assert_eq!(s.seeks(50).await.unwrap().len(), 3);
-    assert_eq!(s.seeks(100).await.unwrap().len(), 1, "expired ones are not listed");
-    assert!(s.seek_take("rt", 100).await.unwrap().is_none(), "an expired seek cannot be taken");
+    assert_eq!(
+        s.seeks(100).await.unwrap().len(),
+        1,
+        "expired ones are not listed"
+    );
+    assert!(
+        s.seek_take("rt", 100).await.unwrap().is_none(),
+        "an expired seek cannot be taken"
+    );
     s.seeks_touch("bob", 500).await.unwrap();
     assert_eq!(s.seeks(200).await.unwrap().len(), 2);
-    assert_eq!(s.seeks_drop_realtime("bob").await.unwrap(), vec!["rt".to_string()]);
-    assert_eq!(s.seeks_expire(1000).await.unwrap(), vec!["other".to_string()]);
+    assert_eq!(
+        s.seeks_drop_realtime("bob").await.unwrap(),
+        vec!["rt".to_string()]
+    );
+    assert_eq!(
+        s.seeks_expire(1000).await.unwrap(),
+        vec!["other".to_string()]
+    );
     assert!(!s.seek_delete("corr", "carol").await.unwrap());
     assert!(s.seek_delete("corr", "bob").await.unwrap());
     assert!(s.seeks(0).await.unwrap().is_empty());

@@ -27,18 +27,7 @@ fn game_id(rng: &mut SplitMix64) -> String {
 /// A finished human-vs-human game: the sequence played through the game core (`Live::apply`, as
 /// the server does), then the side to move resigns.
 fn template(variant: Variant, seq: &[super::Turn], now: i64) -> Result<Live, String> {
-    let meta = Meta {
-        engine: None,
-        tokens: [Some("w".repeat(32)), Some("b".repeat(32))],
-        invite: None,
-        public: false,
-        clock: None,
-        draw_offer: None,
-        takeback_offer: None,
-        takebacks: Vec::new(),
-        takebacks_used: [0, 0],
-        imposed: None,
-    };
+    let meta = Meta::new(None, [Some("w".repeat(32)), Some("b".repeat(32))]);
     let mut live = Live::new(
         "template00".into(),
         Position::start(variant),

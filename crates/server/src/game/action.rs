@@ -85,7 +85,10 @@ pub enum Action {
 pub enum ClientMessage {
     Ping,
     /// A chat line in a room of the game.
-    Chat { room: ChatRoom, text: String },
+    Chat {
+        room: ChatRoom,
+        text: String,
+    },
     #[serde(untagged)]
     Action(Action),
 }

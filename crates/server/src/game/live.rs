@@ -5,9 +5,7 @@
 use super::action::{Action, Actor, DrawAction, MoveAction, TakebackAction};
 use super::clock::Clock;
 use super::error::GameError;
-use super::record::{
-    EngineSeat, Imposed, Meta, PlayerRef, Rematch, Side, TakebackRecord, DAY_MS,
-};
+use super::record::{EngineSeat, Imposed, Meta, PlayerRef, Rematch, Side, TakebackRecord, DAY_MS};
 use crate::store::{Change, GameRow, MoveRow, Status, StoredGame};
 use rules::notation::{parse_uci, san};
 use rules::outcome::{can_win, DrawReason, Outcome, WinReason};

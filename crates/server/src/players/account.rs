@@ -11,7 +11,9 @@ use crate::hub::Shared;
 use crate::routes::ApiJson;
 use crate::store::players::UserRow;
 use crate::store::StoreError;
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::password_hash::{
+    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
+};
 use argon2::Argon2;
 use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
@@ -194,7 +196,10 @@ pub async fn logout(session: Session) -> Result<StatusCode, ApiError> {
     Ok(StatusCode::NO_CONTENT)
 }
 
-pub async fn me(State(hub): State<Shared>, auth: Auth) -> Result<Json<serde_json::Value>, ApiError> {
+pub async fn me(
+    State(hub): State<Shared>,
+    auth: Auth,
+) -> Result<Json<serde_json::Value>, ApiError> {
     let me = auth.require()?;
     let Some(u) = hub.store.user(&me.id).await? else {
         return Err(ApiError::unauthorized("sign in first"));
@@ -224,10 +229,14 @@ pub async fn token(
 ) -> Result<Response, ApiError> {
     let me = auth.require()?;
     if auth.by_token {
-        return Err(ApiError::forbidden("create API tokens while signed in, not with a token"));
+        return Err(ApiError::forbidden(
+            "create API tokens while signed in, not with a token",
+        ));
     }
     if req.description.chars().count() > 100 {
-        return Err(ApiError::bad_request("a token description has at most 100 characters"));
+        return Err(ApiError::bad_request(
+            "a token description has at most 100 characters",
+        ));
     }
     let bytes: [u8; 24] = rand::random();
     let token = format!(

@@ -45,7 +45,9 @@ pub fn lichess_form(e: &UserEvent) -> Value {
             game_id,
             color,
             variant,
-        } => json!({"type": "gameStart", "game": {"id": game_id, "gameId": game_id, "color": color, "variant": variant}}),
+        } => {
+            json!({"type": "gameStart", "game": {"id": game_id, "gameId": game_id, "color": color, "variant": variant}})
+        }
         UserEvent::GameFinish { game_id } => {
             json!({"type": "gameFinish", "game": {"id": game_id, "gameId": game_id}})
         }

@@ -171,7 +171,14 @@ pub async fn create(
     hub.store
         .challenge_create(&c.row(), &me.id, &to.id, now)
         .await?;
-    events::to_user(&hub, &to.id, &UserEvent::Challenge { challenge: c.clone() }).await;
+    events::to_user(
+        &hub,
+        &to.id,
+        &UserEvent::Challenge {
+            challenge: c.clone(),
+        },
+    )
+    .await;
     Ok((StatusCode::CREATED, Json(c)).into_response())
 }
 
@@ -326,7 +333,7 @@ pub async fn rematch(
         return Err(crate::game::GameError::NotOver.into());
     }
     if let Some(engine) = live.engine() {
-        return Ok(crate::routes::rematch_engine(&hub, &auth, &live, me, engine).await?);
+        return crate::routes::rematch_engine(&hub, &auth, &live, me, engine).await;
     }
     let next_id = super::new_id(10);
     let state = hub
@@ -365,5 +372,8 @@ pub async fn rematch_decline(
 ) -> Result<Json<crate::game::GameState>, ApiError> {
     let slot = hub.slot(&id).await?;
     let me = auth.require_seat(&*slot.live.lock().await)?;
-    Ok(Json(hub.act(&slot, Actor::Player(me), &Action::RematchDecline).await?))
+    Ok(Json(
+        hub.act(&slot, Actor::Player(me), &Action::RematchDecline)
+            .await?,
+    ))
 }

@@ -31,8 +31,14 @@ pub struct ChatLine {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ChatMessage {
-    Chat { room: ChatRoom, line: ChatLine },
-    ChatHistory { room: ChatRoom, lines: Vec<ChatLine> },
+    Chat {
+        room: ChatRoom,
+        line: ChatLine,
+    },
+    ChatHistory {
+        room: ChatRoom,
+        lines: Vec<ChatLine>,
+    },
 }
 
 /// Who writes.
@@ -75,7 +81,9 @@ pub async fn post(
     let rated = slot.live.lock().await.meta.rated;
     match (room, w.seat) {
         (ChatRoom::Player, None) => {
-            return Err(ApiError::forbidden("only the players write in the players' room"))
+            return Err(ApiError::forbidden(
+                "only the players write in the players' room",
+            ))
         }
         (ChatRoom::Spectator, Some(_)) => {
             return Err(ApiError::forbidden(
@@ -117,12 +125,7 @@ pub async fn post(
         .await?;
     let msg = ChatMessage::Chat { room, line };
     let json = serde_json::to_string(&msg).expect("messages serialise");
-    super::events::publish(
-        hub,
-        super::events::Topic::Chat(slot.id.clone(), room),
-        json,
-    )
-    .await;
+    super::events::publish(hub, super::events::Topic::Chat(slot.id.clone(), room), json).await;
     Ok(())
 }
 

@@ -19,9 +19,15 @@ use ts_rs::TS;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LobbyEvent {
     /// All open seeks (on connect).
-    Seeks { seeks: Vec<Seek> },
-    SeekAdded { seek: Seek },
-    SeekRemoved { id: String },
+    Seeks {
+        seeks: Vec<Seek>,
+    },
+    SeekAdded {
+        seek: Seek,
+    },
+    SeekRemoved {
+        id: String,
+    },
 }
 
 /// What a user is told (on the lobby socket, and in the bot event stream in lichess's form).

@@ -33,9 +33,8 @@ pub struct PerfView {
 
 impl PerfView {
     pub fn of(p: Option<&PerfRow>) -> PerfView {
-        let (rating, rd, games) = p.map_or((START_RATING, START_RD, 0), |p| {
-            (p.rating, p.rd, p.games)
-        });
+        let (rating, rd, games) =
+            p.map_or((START_RATING, START_RD, 0), |p| (p.rating, p.rd, p.games));
         PerfView {
             rating: rating.round() as i32,
             rd: rd.round() as i32,
@@ -150,7 +149,10 @@ pub async fn settle(store: &dyn Store, next: &mut Live, now: i64) -> StoreResult
     let pw = perf_of(store, &wid, variant).await?;
     let pb = perf_of(store, &bid, variant).await?;
     let score = match outcome {
-        Outcome::Win { winner, .. } if winner == Color::White => 1.0,
+        Outcome::Win {
+            winner: Color::White,
+            ..
+        } => 1.0,
         Outcome::Win { .. } => 0.0,
         Outcome::Draw(_) => 0.5,
     };

@@ -243,7 +243,7 @@ pub async fn upkeep(hub: Shared) {
             }
             Err(e) => tracing::warn!("expiring seeks: {e}"),
         }
-        if n % 60 == 0 {
+        if n.is_multiple_of(60) {
             if let Err(e) = hub.store.sessions_expire(now).await {
                 tracing::warn!("expiring sessions: {e}");
             }

@@ -28,7 +28,11 @@ pub const IDLE_DAYS: i64 = 30;
 
 /// The session layer: cookie `dm_session`, HttpOnly, SameSite=Lax, `Secure` when `secure` (the
 /// site is served over TLS).
-pub fn layer(store: Arc<dyn Store>, time: TimeSource, secure: bool) -> SessionManagerLayer<DbSessions> {
+pub fn layer(
+    store: Arc<dyn Store>,
+    time: TimeSource,
+    secure: bool,
+) -> SessionManagerLayer<DbSessions> {
     SessionManagerLayer::new(DbSessions { store, time })
         .with_name(super::auth::COOKIE)
         .with_http_only(true)
@@ -83,11 +87,10 @@ impl SessionStore for DbSessions {
         else {
             return Ok(None);
         };
-        let data = serde_json::from_str(&data)
-            .map_err(|e| session_store::Error::Decode(e.to_string()))?;
+        let data =
+            serde_json::from_str(&data).map_err(|e| session_store::Error::Decode(e.to_string()))?;
         // The expiry is renewed on use by the layer; what is stored is only checked above.
-        let expiry_date =
-            time::OffsetDateTime::now_utc() + time::Duration::days(IDLE_DAYS);
+        let expiry_date = time::OffsetDateTime::now_utc() + time::Duration::days(IDLE_DAYS);
         Ok(Some(Record {
             id: *id,
             data,

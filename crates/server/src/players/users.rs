@@ -31,7 +31,10 @@ async fn user_or_404(hub: &Shared, name: &str) -> Result<crate::store::players::
         .ok_or_else(|| ApiError::not_found(format!("no player named '{name}'")))
 }
 
-pub async fn user(State(hub): State<Shared>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
+pub async fn user(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
     let u = user_or_404(&hub, &name).await?;
     let perfs = perfs_view(&hub.store.perfs(&u.id).await?);
     let c = hub.store.user_counts(&u.id).await?;
@@ -115,7 +118,10 @@ pub async fn rating_history(
 
 /// `GET /api/games/user/{name}`: every finished game of the player as PGN, newest first, read and
 /// sent 50 at a time.
-pub async fn pgn_all(State(hub): State<Shared>, Path(name): Path<String>) -> Result<Response, ApiError> {
+pub async fn pgn_all(
+    State(hub): State<Shared>,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
     let u = user_or_404(&hub, &name).await?;
     struct St {
         hub: Shared,
@@ -133,11 +139,19 @@ pub async fn pgn_all(State(hub): State<Shared>, Path(name): Path<String>) -> Res
         if st.done {
             return None;
         }
-        let ids = match st.hub.store.user_game_ids(&st.user, st.before.clone(), 0, 50).await {
+        let ids = match st
+            .hub
+            .store
+            .user_game_ids(&st.user, st.before.clone(), 0, 50)
+            .await
+        {
             Ok(ids) => ids,
             Err(e) => {
                 tracing::warn!("PGN export of {}: {e}", st.user);
-                return Some((Err(std::io::Error::other("storage unavailable")), St { done: true, ..st }));
+                return Some((
+                    Err(std::io::Error::other("storage unavailable")),
+                    St { done: true, ..st },
+                ));
             }
         };
         if ids.is_empty() {
@@ -160,7 +174,10 @@ pub async fn pgn_all(State(hub): State<Shared>, Path(name): Path<String>) -> Res
     let file = format!("attachment; filename=\"doublemove_{}.pgn\"", u.id);
     Ok((
         [
-            (header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8".to_string()),
+            (
+                header::CONTENT_TYPE,
+                "application/x-chess-pgn; charset=utf-8".to_string(),
+            ),
             (header::CONTENT_DISPOSITION, file),
         ],
         axum::body::Body::from_stream(body),

@@ -74,7 +74,8 @@ where
 }
 
 /// The columns of a header row, in the order [`bind_row`] binds them.
-pub(crate) const GAME_COLS: &str = "id, variant, status, created_at, updated_at, version, initial_fen, \
+pub(crate) const GAME_COLS: &str =
+    "id, variant, status, created_at, updated_at, version, initial_fen, \
      meta, flag_at, engine_to_move, white_user, black_user, rated, winner";
 
 /// Inserts a header row (both backends: sqlx binds `$N` on SQLite too).

@@ -70,11 +70,14 @@ pub struct Counts {
 }
 
 /// Writes the rating rows of a finished rated game (inside the game's transaction).
-pub(crate) const INSERT_PERF: &str = "INSERT INTO perfs (user_id, variant, rating, rd, vol, games, \
+pub(crate) const INSERT_PERF: &str =
+    "INSERT INTO perfs (user_id, variant, rating, rd, vol, games, \
      updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id, variant) DO NOTHING";
-pub(crate) const UPDATE_PERF: &str = "UPDATE perfs SET rating = $3, rd = $4, vol = $5, games = $6, \
+pub(crate) const UPDATE_PERF: &str =
+    "UPDATE perfs SET rating = $3, rd = $4, vol = $5, games = $6, \
      updated_at = $7 WHERE user_id = $1 AND variant = $2 AND games = $8";
-pub(crate) const INSERT_HISTORY: &str = "INSERT INTO rating_history (user_id, variant, game_id, at, \
+pub(crate) const INSERT_HISTORY: &str =
+    "INSERT INTO rating_history (user_id, variant, game_id, at, \
      rating, rd) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING";
 
 /// Writes one rating change on either backend's connection or transaction: `Conflict` when the
@@ -133,8 +136,13 @@ pub trait PlayerStore: Send + Sync {
     async fn user(&self, id: &str) -> StoreResult<Option<UserRow>>;
     async fn user_set_kind(&self, id: &str, kind: &str) -> StoreResult<()>;
 
-    async fn token_create(&self, hash: &str, user_id: &str, description: &str, at: i64)
-        -> StoreResult<()>;
+    async fn token_create(
+        &self,
+        hash: &str,
+        user_id: &str,
+        description: &str,
+        at: i64,
+    ) -> StoreResult<()>;
     /// The account of a token (by its hash).
     async fn token_user(&self, hash: &str) -> StoreResult<Option<String>>;
 

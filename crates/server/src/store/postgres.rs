@@ -247,13 +247,10 @@ impl Store for PgStore {
     async fn create(&self, game: &StoredGame) -> StoreResult<()> {
         let r = &game.row;
         let mut tx = self.begin().await?;
-        let done = super::bind_row(
-            sqlx::query(super::INSERT_GAME),
-            r,
-        )
-        .execute(&mut *tx)
-        .await
-        .map_err(db_err)?;
+        let done = super::bind_row(sqlx::query(super::INSERT_GAME), r)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict);
         }
@@ -267,13 +264,10 @@ impl Store for PgStore {
         let mut tx = self.begin().await?;
         // Under READ COMMITTED a concurrent writer of the same version waits for the row lock,
         // then re-checks the version and finds it changed: exactly one of them wins.
-        let done = super::bind_row(
-            sqlx::query(super::UPDATE_GAME),
-            r,
-        )
-        .execute(&mut *tx)
-        .await
-        .map_err(db_err)?;
+        let done = super::bind_row(sqlx::query(super::UPDATE_GAME), r)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?;
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict);
         }

@@ -355,13 +355,10 @@ async fn run_one(conn: &mut SqliteConnection, work: &Work) -> StoreResult<Done> 
     match work {
         Work::Create(game) => {
             let r = &game.row;
-            let done = super::bind_row(
-                sqlx::query(super::INSERT_GAME),
-                r,
-            )
-            .execute(&mut *conn)
-            .await
-            .map_err(db_err)?;
+            let done = super::bind_row(sqlx::query(super::INSERT_GAME), r)
+                .execute(&mut *conn)
+                .await
+                .map_err(db_err)?;
             if done.rows_affected() == 0 {
                 return Err(StoreError::Conflict);
             }
@@ -370,13 +367,10 @@ async fn run_one(conn: &mut SqliteConnection, work: &Work) -> StoreResult<Done> 
         }
         Work::Apply(change) => {
             let r = &change.row;
-            let done = super::bind_row(
-                sqlx::query(super::UPDATE_GAME),
-                r,
-            )
-            .execute(&mut *conn)
-            .await
-            .map_err(db_err)?;
+            let done = super::bind_row(sqlx::query(super::UPDATE_GAME), r)
+                .execute(&mut *conn)
+                .await
+                .map_err(db_err)?;
             if done.rows_affected() == 0 {
                 return Err(StoreError::Conflict);
             }
