@@ -2,7 +2,7 @@
 import { api, ratingText, tcLabel, variantTitle, VARIANTS, type Challenge, type Color, type GameState, type Playing, type RatingPoint, type UserInfo, type Variant } from './api';
 import { account } from './auth';
 import { colorSelect, playerLabel, playingList, resultWords, timeControlFields, variantSelect } from './forms';
-import { lobbySocket } from './seeks';
+import { DECLINE_REASONS, lobbySocket } from './seeks';
 import { h } from './util';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -70,7 +70,9 @@ function challengeForm(to: string): HTMLElement {
           if (msg.type === 'game_start') location.href = `/game/${msg.game_id}`;
           else if (msg.type === 'challenge_gone' && msg.id === c.id && msg.reason !== 'accepted') {
             stop();
-            out.replaceChildren(h('div', { class: 'error', id: 'challenge-declined' }, `${to} declined the challenge${msg.reason && msg.reason !== 'declined' ? ` (${msg.reason})` : ''}.`));
+            const why = DECLINE_REASONS.find(([k]) => k === msg.challenge?.decline_reason)?.[1];
+            out.replaceChildren(h('div', { class: 'error', id: 'challenge-declined' },
+              msg.reason === 'canceled' ? 'The challenge was cancelled.' : `${to} declined the challenge${why ? `: “${why}”` : '.'}`));
           }
         });
       } catch (x: any) {

@@ -12,7 +12,7 @@ const QUICK: [string, TimeControl][] = [
   ['15+10', { clock: { limit: 900, increment: 10 } }],
   ['3 days', { days: 3 }],
 ];
-const DECLINE_REASONS: [string, string][] = [
+export const DECLINE_REASONS: [string, string][] = [
   ['generic', 'No thanks'], ['later', 'Not now, later'], ['too_fast', 'Too fast'], ['too_slow', 'Too slow'],
   ['time_control', 'Not this time control'], ['rated', 'Rated only'], ['casual', 'Casual only'], ['variant', 'Not this variant'],
 ];
@@ -57,7 +57,7 @@ export function seekPanels(): HTMLElement[] {
   const quickMsg = h('div', { class: 'error', id: 'quick-error' });
   const quickVariant = variantSelect('quick-variant');
   const quickButtons = h('div', { class: 'quick' }, QUICK.map(([label, t]) =>
-    h('button', { class: 'quick-btn', id: `quick-${label.replace(/\s+/g, '')}`, 'data-tc': label, onclick: () => quick(t) }, label)));
+    h('button', { class: 'quick-btn', id: `quick-${label.replace(/\s+/g, '').replace('+', '-')}`, 'data-tc': label, onclick: () => quick(t) }, label)));
   const quick$ = h('section', { class: 'panel', id: 'quick-pairing' }, h('h2', {}, 'Quick pairing'),
     h('label', { class: 'inline' }, 'Variant ', quickVariant), quickButtons, quickMsg);
   const seeks$ = h('section', { class: 'panel', id: 'lobby-seeks' }, h('h2', {}, 'Seeks'), seekBody, seekMsg);

@@ -117,6 +117,21 @@ test('sign up, a live seek, a rated game with chat, ratings, rematch', async () 
   await b.check('#chat-toggle');
   assert.equal(await b.isVisible('#chat-lines'), true);
 
+  // an anonymous spectator reads the spectators' room only, and may not write in a rated game
+  const spectator = await startBrowser({ viewport: VIEW });
+  try {
+    const sp = await spectator.ctx.newPage();
+    await sp.goto(`${server.base}/game/${gameId(a)}`);
+    await waitGame(sp, g => g.moves.length === 4, 'the game at the spectator');
+    await sp.waitForSelector('#watching');
+    await sp.waitForSelector('#chat-lines .muted:text("No messages yet.")');
+    assert.equal(await sp.locator('#chat-lines .chat-text').count(), 0, 'the players\' room is private');
+    assert.equal(await sp.isDisabled('#chat-input'), true);
+    assert.equal(await sp.locator('#resign').count(), 0);
+  } finally {
+    await spectator.close();
+  }
+
   // alice resigns; the rating changes show on the game page
   await a.click('#resign');
   await a.click('#resign');
@@ -160,6 +175,66 @@ test('sign up, a live seek, a rated game with chat, ratings, rematch', async () 
   assert.equal(gameId(a), gameId(b));
   await waitGame(a, g => g.status === 'started' && g.you === 'black', 'alice plays black in the rematch');
   await waitGame(b, g => g.status === 'started' && g.you === 'white', 'bob plays white in the rematch');
+  await a.close();
+  await b.close();
+  assert.deepEqual(errors, []);
+});
+
+test('challenges from a player page: declined with a reason, then accepted', async () => {
+  const b = await open(B.ctx, '/');
+  await b.waitForSelector('#challenges');
+  const a = await open(A.ctx, '/@/bob');
+  const send = async () => {
+    await a.click('#challenge-open');
+    await a.selectOption('#challenge select[name=variant]', 'twinmove');
+    await a.selectOption('#challenge select[name=tc]', '300+3');
+    await a.uncheck('#challenge input[name=rated]');
+    await a.click('#challenge-send');
+    await a.waitForSelector('#challenge-sent');
+  };
+  await send();
+  const row = b.locator('#challenges .challenge.in');
+  await row.waitFor();
+  assert.match(await row.textContent(), /alice challenges you: Twinmove Chess · 5\+3 · casual/);
+  await row.locator('select[name=decline-reason]').selectOption('later');
+  await row.locator('.challenge-decline').click();
+  await a.waitForSelector('#challenge-declined');
+  assert.match(await a.textContent('#challenge-declined'), /bob declined the challenge: “Not now, later”/);
+  await b.waitForSelector('#challenges .challenge.in', { state: 'detached' });
+  await a.reload();
+  await send();
+  await b.locator('#challenges .challenge.in').waitFor();
+  await Promise.all([a.waitForURL(/\/game\//), b.waitForURL(/\/game\//), b.click('#challenges .challenge-accept')]);
+  assert.equal(gameId(a), gameId(b));
+  const g = await waitGame(a, g => g.status === 'started', 'the challenge game');
+  assert.equal(g.variant, 'twinmove');
+  assert.equal(g.rated, false);
+  assert.match(await a.textContent('#game-mode'), /Casual · 5\+3/);
+  await a.close();
+  await b.close();
+  assert.deepEqual(errors, []);
+});
+
+test('quick pairing: the second player takes the first one\'s seek', async () => {
+  const b = await open(B.ctx, '/');
+  const a = await open(A.ctx, '/');
+  await b.waitForSelector('#create-seek form');
+  await b.selectOption('#quick-pairing select', 'chess');
+  await b.click('#quick-5-3');
+  await b.waitForSelector('#quick-error.ok');
+  await a.waitForSelector('#lobby-seeks tr.seek[data-user=bob]');
+  await a.selectOption('#quick-pairing select', 'chess');
+  await Promise.all([a.waitForURL(/\/game\//), b.waitForURL(/\/game\//), a.click('#quick-5-3')]);
+  assert.equal(gameId(a), gameId(b));
+  const g = await waitGame(a, g => g.status === 'started', 'the quick game');
+  assert.equal(g.rated, true);
+  assert.deepEqual(g.clock && [g.clock.limit_ms, g.clock.increment_ms], [300000, 3000]);
+  // abort it (nobody moved) so that it does not count
+  await waitGame(b, g => g.status === 'started', 'the quick game at bob');
+  const me = (await waitGame(a, g => !!g.you, 'alice\'s seat')).you;
+  const first = me === 'white' ? a : b;
+  await first.click('#abort');
+  await waitGame(a, g => g.status === 'aborted', 'the abort');
   await a.close();
   await b.close();
   assert.deepEqual(errors, []);
