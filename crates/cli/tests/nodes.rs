@@ -335,3 +335,164 @@ async fn a_node_killed_while_its_engine_thinks_and_a_flag_that_falls_while_its_n
     assert_eq!(g["winner"], "white");
     assert_eq!(moves(&g), 3);
 }
+
+/// A signed-in browser-like client of one node: its cookie jar and Origin.
+struct Player {
+    http: reqwest::Client,
+    jar: std::sync::Arc<reqwest::cookie::Jar>,
+    base: String,
+}
+
+impl Player {
+    async fn sign_up(node: &Node, name: &str) -> Player {
+        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
+        let http = reqwest::Client::builder()
+            .cookie_provider(jar.clone())
+            .build()
+            .unwrap();
+        let p = Player {
+            http,
+            jar,
+            base: node.base.clone(),
+        };
+        let (s, v) = p
+            .post(
+                "/api/account/signup",
+                json!({"username": name, "password": "secret-pw"}),
+            )
+            .await;
+        assert_eq!(s, 201, "{v}");
+        p
+    }
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        send(
+            self.http
+                .post(format!("{}{path}", self.base))
+                .header("Origin", &self.base)
+                .json(&body),
+        )
+        .await
+    }
+    /// A WebSocket to `path` on this player's node, with the session cookie.
+    async fn ws(
+        &self,
+        path: &str,
+    ) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>
+    {
+        use reqwest::cookie::CookieStore;
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let url: reqwest::Url = self.base.parse().unwrap();
+        let cookie = self.jar.cookies(&url).expect("a session cookie");
+        let mut req = format!("{}{path}", self.base.replace("http://", "ws://"))
+            .into_client_request()
+            .unwrap();
+        req.headers_mut()
+            .insert("Cookie", cookie.to_str().unwrap().parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+        ws
+    }
+}
+
+/// Reads socket messages until one satisfies `what` (10 s at most).
+async fn next_such<S>(ws: &mut S, what: impl Fn(&Value) -> bool) -> Value
+where
+    S: futures_util::Stream<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let m = tokio::time::timeout_at(deadline.into(), ws.next())
+            .await
+            .expect("the awaited message arrives")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if what(&v) {
+                return v;
+            }
+        }
+    }
+}
+
+/// The players' live channels across nodes: a seek made on one node appears in a lobby socket on
+/// the other; accepted there, the seeker's lobby socket on the first node is told the game started;
+/// chat lines cross nodes; the rated result is seen on both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeks_chat_and_ratings_across_nodes() {
+    use futures_util::SinkExt;
+    let db = support::fresh_pg_db().await;
+    let n1 = Node::start(&db, "n1").await;
+    let n2 = Node::start(&db, "n2").await;
+    let alice = Player::sign_up(&n1, "alice").await;
+    let bob = Player::sign_up(&n2, "bob").await;
+    let mut alice_lobby = alice.ws("/api/lobby/ws").await;
+    let mut bob_lobby = bob.ws("/api/lobby/ws").await;
+    next_such(&mut bob_lobby, |v| v["type"] == "seeks").await;
+    let (s, seek) = alice
+        .post(
+            "/api/seeks",
+            json!({"variant": "chess", "clock": {"limit": 300, "increment": 2}, "rated": true, "color": "white"}),
+        )
+        .await;
+    assert_eq!(s, 201, "{seek}");
+    let added = next_such(&mut bob_lobby, |v| v["type"] == "seek_added").await;
+    assert_eq!(added["seek"]["id"], seek["id"]);
+    assert_eq!(added["seek"]["username"], "alice");
+    let (s, acc) = bob
+        .post(
+            &format!("/api/seeks/{}/accept", seek["id"].as_str().unwrap()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, 200, "{acc}");
+    let game = acc["game_id"].as_str().unwrap().to_string();
+    let start = next_such(&mut alice_lobby, |v| v["type"] == "game_start").await;
+    assert_eq!(start["game_id"], game.as_str());
+    assert_eq!(start["color"], "white");
+    next_such(&mut bob_lobby, |v| v["type"] == "seek_removed").await;
+    // Chat from node 2 reaches node 1.
+    let mut alice_game = alice.ws(&format!("/api/games/{game}/ws")).await;
+    let mut bob_game = bob.ws(&format!("/api/games/{game}/ws")).await;
+    let first = next_such(&mut alice_game, |v| v["type"] == "gameFull").await;
+    assert_eq!(first["you"], "white");
+    next_such(&mut bob_game, |v| v["type"] == "chat_history").await;
+    next_such(&mut alice_game, |v| v["type"] == "chat_history").await;
+    bob_game
+        .send(Message::Text(
+            json!({"type": "chat", "room": "player", "text": "hi from n2"})
+                .to_string()
+                .into(),
+        ))
+        .await
+        .unwrap();
+    let line = next_such(&mut alice_game, |v| v["type"] == "chat").await;
+    assert_eq!(line["line"]["user"], "bob");
+    assert_eq!(line["line"]["text"], "hi from n2");
+    // Both complete a turn (each on their own node), then white resigns: rated on both nodes.
+    let (s, v) = alice
+        .post(&format!("/api/games/{game}/move"), json!({"move": "e2e4"}))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    wait_for(&n2, &game, 10, |g| moves(g) == 1).await;
+    let (s, v) = bob
+        .post(&format!("/api/games/{game}/move"), json!({"move": "e7e5"}))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    wait_for(&n1, &game, 10, |g| moves(g) == 2).await;
+    let (s, v) = alice
+        .post(&format!("/api/games/{game}/resign"), json!({}))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert!(
+        v["players"]["black"]["rating_diff"].as_i64().unwrap() > 0,
+        "{v}"
+    );
+    for n in [&n1, &n2] {
+        let (_, u) = get(n, "/api/users/bob").await;
+        assert_eq!(u["perfs"]["chess"]["games"], 1, "{u}");
+        assert!(
+            u["perfs"]["chess"]["rating"].as_i64().unwrap() > 1500,
+            "{u}"
+        );
+    }
+}
