@@ -55,7 +55,7 @@ export const playerLink = (name: string): HTMLAnchorElement =>
   h('a', { href: `/@/${encodeURIComponent(name)}`, class: 'user-link' }, name);
 
 /** "alice (1500?)" with a link, "Engine level 3", "Anonymous", or the rating change after a rated game. */
-export function playerLabel(g: GameState, c: Color, opts: { diff?: boolean } = {}): HTMLElement {
+export function playerLabel(g: GameState, c: Color, opts: { diff?: boolean; you?: boolean } = {}): HTMLElement {
   const p = g.players?.[c];
   const seat = g[c];
   if (p) {
@@ -67,7 +67,7 @@ export function playerLabel(g: GameState, c: Color, opts: { diff?: boolean } = {
       diff ? [' ', diff] : null);
   }
   if (seat.kind === 'engine') return h('span', { class: 'player engine', 'data-color': c }, `Engine level ${seat.level}`);
-  return h('span', { class: 'player anon muted', 'data-color': c }, seat.joined === false ? '(open seat)' : 'Anonymous');
+  return h('span', { class: 'player anon muted', 'data-color': c }, seat.joined === false ? '(open seat)' : opts.you ? 'You' : 'Anonymous');
 }
 
 export function ratingDiff(d: number): HTMLElement {

@@ -105,6 +105,7 @@ function showGame(app: HTMLElement, id: string): void {
   const over = h('div', { class: 'game-over', id: 'game-over' });
   const extra = h('div', { class: 'extra' });
   const device = h('div', { id: 'device' });
+  const chatCol = h('div', { class: 'chat-col panel', hidden: true });
   const chat = chatPanel(msg => {
     if (ws && ws.readyState === WebSocket.OPEN) {
       ws.send(JSON.stringify(msg));
@@ -112,11 +113,12 @@ function showGame(app: HTMLElement, id: string): void {
     }
     return false;
   });
+  chatCol.append(chat.el);
   app.append(
     h('div', { class: 'game-page' },
       h('div', { class: 'board-col' }, clockTop, boardEl, clockBottom),
       h('div', { class: 'side-col panel' }, title, status, over, dm, offers, actions, error, moves, extra, device),
-      h('div', { class: 'chat-col panel' }, chat.el),
+      chatCol,
     ),
   );
 
@@ -208,7 +210,7 @@ function showGame(app: HTMLElement, id: string): void {
     const tc = g.days ? `${g.days} day${g.days === 1 ? '' : 's'} per move` : g.clock ? `${Math.round((g.clock.limit_ms / 60000) * 10) / 10}+${g.clock.increment_ms / 1000}` : 'Unlimited';
     title.replaceChildren(
       h('div', {}, h('strong', {}, variantTitle(g.variant)), ' · ', h('span', { id: 'game-mode' }, `${mode} · ${tc}`)),
-      h('div', { class: 'versus' }, playerLabel(g, 'white', { diff: true }), h('span', { class: 'muted' }, ' vs '), playerLabel(g, 'black', { diff: true })),
+      h('div', { class: 'versus' }, playerLabel(g, 'white', { diff: true, you: isPlayer() && me === 'white' }), h('span', { class: 'muted' }, ' vs '), playerLabel(g, 'black', { diff: true, you: isPlayer() && me === 'black' })),
       isPlayer() ? h('span', { class: 'muted', id: 'you-play' }, `you play ${me}`) : h('span', { class: 'muted', id: 'watching' }, 'watching (read-only)'),
     );
     status.textContent = statusText(g, isPlayer() ? me : undefined);
@@ -300,6 +302,12 @@ function showGame(app: HTMLElement, id: string): void {
         h('summary', {}, 'Continue on another device'),
         h('div', { class: 'muted' }, 'Open this private link on the other device. Anyone with it can play your side: do not share it.'),
         h('input', { readOnly: true, value: url, id: 'device-url', onclick: (e: Event) => (e.target as HTMLInputElement).select() })));
+    }
+    // No chat against the engine (nobody to talk to).
+    const noChat = g.white.kind === 'engine' || g.black.kind === 'engine';
+    if (chatCol.hidden !== noChat) {
+      chatCol.hidden = noChat;
+      cg.redrawAll(); // the board moved: chessground must measure it again
     }
     chat.setWritable(room => {
       if (room === 'player') return isPlayer() || 'Only the players write here';
