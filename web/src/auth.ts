@@ -46,11 +46,12 @@ export function authPage(app: HTMLElement, mode: 'signup' | 'login'): void {
   const user = h('input', {
     type: 'text', name: 'username', id: 'username', required: true, autocomplete: 'username',
     minLength: signup ? 2 : undefined, maxLength: 20, pattern: signup ? '[A-Za-z0-9_\\-]{2,20}' : undefined,
-    autofocus: true, spellcheck: false, autocapitalize: 'off',
+    autofocus: true, spellcheck: false, autocapitalize: 'off', 'aria-describedby': signup ? 'username-hint' : undefined,
   });
   const pass = h('input', {
     type: 'password', name: 'password', id: 'password', required: true,
     autocomplete: signup ? 'new-password' : 'current-password', minLength: signup ? 6 : undefined, maxLength: 128,
+    'aria-describedby': signup ? 'password-hint' : undefined,
   });
   const err = h('div', { class: 'error', id: 'auth-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'primary', id: 'auth-submit' }, signup ? 'Sign up' : 'Sign in');
@@ -71,10 +72,10 @@ export function authPage(app: HTMLElement, mode: 'signup' | 'login'): void {
   },
     h('label', { for: 'username' }, 'Username'),
     user,
-    signup ? h('div', { class: 'hint muted' }, '2–20 letters, digits, _ or -') : null,
+    signup ? h('div', { class: 'hint muted', id: 'username-hint' }, '2–20 letters, digits, _ or -') : null,
     h('label', { for: 'password' }, 'Password'),
     pass,
-    signup ? h('div', { class: 'hint muted' }, 'at least 6 characters') : null,
+    signup ? h('div', { class: 'hint muted', id: 'password-hint' }, 'at least 6 characters') : null,
     err,
     submit,
   );
