@@ -87,6 +87,7 @@ function showGame(app: HTMLElement, id: string): void {
   let wasMyTurn = false;
   let backoff = 1000;
   let rematchMsg = '';
+  let rematchBusy = false;
   let leaving = false;
   let signedIn: string | null = null;
 
@@ -323,7 +324,9 @@ function showGame(app: HTMLElement, id: string): void {
     if (!g || (g.status !== 'finished' && g.status !== 'aborted')) return;
     const rm = g.rematch ?? null;
     if (rm?.game_id) {
-      if (isPlayer() && !leaving) {
+      // Not while our own rematch request runs: leaving the page would cancel it on the server
+      // before the new game is created (we follow its answer instead).
+      if (isPlayer() && !leaving && !rematchBusy) {
         leaving = true;
         location.href = `/game/${rm.game_id}`;
       }
@@ -338,13 +341,13 @@ function showGame(app: HTMLElement, id: string): void {
     if (rm?.offer === opp) {
       row.append(
         h('span', {}, `${nameOf(opp)} offers a rematch. `),
-        h('button', { class: 'primary', id: 'rematch-accept', onclick: () => rematch() }, 'Accept rematch'),
+        h('button', { class: 'primary', id: 'rematch-accept', disabled: rematchBusy, onclick: () => rematch() }, 'Accept rematch'),
         h('button', { id: 'rematch-decline', onclick: () => declineRematch() }, 'Decline'));
     } else if (rm?.offer === me) {
       row.append(h('span', { class: 'ok', id: 'rematch-offered' }, 'Rematch offered'),
         h('button', { class: 'small', id: 'rematch-cancel', title: 'withdraw the rematch offer', onclick: () => declineRematch() }, 'Cancel'));
     } else {
-      row.append(h('button', { class: 'primary', id: 'rematch' , onclick: () => rematch() }, 'Rematch'));
+      row.append(h('button', { class: 'primary', id: 'rematch', disabled: rematchBusy, onclick: () => rematch() }, 'Rematch'));
     }
     over.append(row);
     if (rematchMsg) over.append(h('div', { class: 'error', id: 'rematch-error' }, rematchMsg));
@@ -352,6 +355,8 @@ function showGame(app: HTMLElement, id: string): void {
 
   async function rematch(): Promise<void> {
     rematchMsg = '';
+    rematchBusy = true;
+    render();
     try {
       const r = await api<any>('POST', `/api/games/${id}/rematch`, undefined, token);
       if (r?.id && r?.token) {
@@ -365,9 +370,11 @@ function showGame(app: HTMLElement, id: string): void {
         location.href = `/game/${r.game_id}`;
         return;
       }
-      if (r?.offered && g) g = { ...g, rematch: { offer: me!, game_id: null } };
+      if (r?.offered && g && !g.rematch?.game_id) g = { ...g, rematch: { offer: me!, game_id: null } };
     } catch (e: any) {
       rematchMsg = e.message;
+    } finally {
+      rematchBusy = false;
     }
     render();
   }
