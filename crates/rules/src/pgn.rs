@@ -228,7 +228,8 @@ pub fn record_variant(rec: &PgnRecord, given: Option<Variant>) -> Result<Variant
     }
 }
 
-/// Replays a record: every turn must be legal; the last one may stop half way.
+/// Replays a record: every turn must be legal and whole; only the last one may stop half way, and
+/// only when it says so with a trailing comma (`1.e4, *`, docs/notation.md).
 pub fn replay(rec: &PgnRecord, variant: Variant) -> Result<Game, PgnError> {
     let start = match rec.tag("FEN") {
         Some(f) => Position::from_fen(variant, f).map_err(PgnError::Fen)?,
@@ -237,7 +238,8 @@ pub fn replay(rec: &PgnRecord, variant: Variant) -> Result<Game, PgnError> {
     let mut game = Game::new(start);
     let n = rec.turns.len();
     for (i, (turn, _)) in rec.turns.iter().enumerate() {
-        game.play_turn_text(turn, i + 1 == n)
+        let unfinished = i + 1 == n && turn.trim_end().ends_with(',');
+        game.play_turn_text(turn, unfinished)
             .map_err(PgnError::Turn)?;
     }
     Ok(game)

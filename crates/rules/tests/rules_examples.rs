@@ -484,9 +484,28 @@ fn orthodox_rules_refused_with_reasons() {
     assert_eq!(g.outcome().and_then(|o| o.winner()), Some(Color::Black));
 }
 
+/// docs/notation.md: an unfinished turn ends with a comma; without it, the token is a whole turn
+/// (the rule author's checker refuses `1.d4 d5 *` too).
+#[test]
+fn an_unfinished_turn_needs_its_comma() {
+    refused(
+        Variant::TwoMove,
+        None,
+        "1.d4 d5 *",
+        "a second move by another piece must follow",
+    );
+    let g = accepted(Variant::TwoMove, None, "1.d4 d5, *");
+    assert!(!g.position().at_turn_start());
+    // Double Move Chess: with the comma the move began the Double Move; without, a whole turn.
+    let g = accepted(Variant::DoubleMove, None, "1.e4, *");
+    assert!(!g.position().at_turn_start());
+    let g = accepted(Variant::DoubleMove, None, "1.e4 *");
+    assert!(g.position().at_turn_start());
+}
+
 #[test]
 fn turns_listing_from_mid_turn_lists_completions() {
-    let g = accepted(Variant::TwoMove, None, "1.e4 Nf6");
+    let g = accepted(Variant::TwoMove, None, "1.e4 Nf6,");
     let turns: Vec<String> = legal_turns(g.position())
         .iter()
         .map(|t| turn_uci(t))

@@ -467,3 +467,49 @@ fn a_newer_stored_state_is_taken_over_by_replaying_only_the_difference() {
     );
     assert_eq!(refreshed.game.position().fen(), b.game.position().fen());
 }
+
+#[test]
+fn a_half_played_two_move_turn_is_not_labelled_a_one_move_turn() {
+    use crate::game::view::TurnKind;
+    let mut g = game(Variant::TwoMove, None);
+    g.apply(W, &mv("e2e4"), 1).unwrap();
+    g.apply(B, &mv("g8f6"), 2).unwrap();
+    let s = g.state(StateKind::GameState, 3);
+    let last = s.turns.as_ref().unwrap().last().unwrap().clone();
+    assert_eq!((last.kind, last.complete), (TurnKind::Normal, false));
+    g.apply(B, &mv("b8c6"), 4).unwrap();
+    let s = g.state(StateKind::GameState, 5);
+    let last = s.turns.as_ref().unwrap().last().unwrap().clone();
+    assert_eq!((last.kind, last.complete), (TurnKind::Normal, true));
+    // A capture ends the turn after one move: a one-move turn, complete.
+    let mut g = game(Variant::TwoMove, None);
+    for (by, m) in [(W, "e2e4"), (B, "d7d5")] {
+        g.apply(by, &mv(m), 1).unwrap();
+    }
+    g.apply(B, &mv("g8f6"), 1).unwrap();
+    g.apply(W, &mv("e4d5"), 2).unwrap();
+    let s = g.state(StateKind::GameState, 3);
+    let last = s.turns.as_ref().unwrap().last().unwrap().clone();
+    assert_eq!((last.kind, last.complete), (TurnKind::Single, true));
+}
+
+#[test]
+fn a_correspondence_deadline_runs_per_turn_and_loses_on_time() {
+    use crate::game::record::DAY_MS;
+    let mut g = game(Variant::Chess, None);
+    g.meta.days = Some(2);
+    g.begin(1_000);
+    assert_eq!(g.flag_at(), Some(1_000 + 2 * DAY_MS));
+    g.apply(W, &mv("e2e4"), 5_000).unwrap();
+    assert_eq!(g.meta.deadline, Some(5_000 + 2 * DAY_MS), "a new deadline per turn");
+    g.apply(B, &mv("e7e5"), 6_000).unwrap();
+    // Not yet: nothing happens; at the deadline the side to move (White) loses on time.
+    g.apply(Actor::Server, &Action::Flag, 6_000 + 2 * DAY_MS - 1).unwrap();
+    assert_eq!(g.status, Status::Started);
+    g.apply(Actor::Server, &Action::Flag, 6_000 + 2 * DAY_MS).unwrap();
+    assert_eq!(g.status, Status::Finished);
+    let s = g.state(StateKind::GameState, 6_000 + 2 * DAY_MS);
+    assert_eq!(s.reason, Some(crate::game::Reason::Timeout));
+    assert_eq!(s.winner, Some(crate::game::Side::Black));
+    assert_eq!((g.flag_at(), s.deadline_ms), (None, None));
+}

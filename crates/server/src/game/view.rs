@@ -261,7 +261,12 @@ impl Live {
                     .collect::<Vec<_>>()
                     .join(","),
                 san: self.turn_san(t),
-                kind: turn_kind(variant, &self.game.positions()[t.start], t.moves.len()),
+                kind: if open && i + 1 == turns.len() {
+                    // Half played: not a one-move turn (yet), whatever its length says.
+                    TurnKind::Normal
+                } else {
+                    turn_kind(variant, &self.game.positions()[t.start], t.moves.len())
+                },
                 complete: !(open && i + 1 == turns.len()),
                 clock_ms: clocks.get(i).copied().flatten(),
             })
