@@ -431,6 +431,7 @@ pub async fn rematch_engine(
     old: &Live,
     me: Color,
     engine: EngineSeat,
+    id: String,
 ) -> Result<Response, ApiError> {
     let start = Position::from_fen(old.variant(), &old.initial_fen).map_err(ApiError::internal)?;
     let clock = match &old.meta.clock {
@@ -460,7 +461,8 @@ pub async fn rematch_engine(
         public: false,
         me: me_ref,
     };
-    let (live, token) = spec.build(hub.now());
+    let (mut live, token) = spec.build(hub.now());
+    live.id = id;
     let client = match &auth.account {
         Some(a) => crate::engine_pool::ClientKey::account(a.id.clone()),
         None => crate::engine_pool::ClientKey::account(format!("game:{}", old.id)),

@@ -647,13 +647,14 @@ impl Live {
         if self.is_live() {
             return Err(GameError::NotOver);
         }
-        if self.engine_color().is_some() {
-            return Err(GameError::BadRequest(
-                "a rematch against the engine starts at once: nothing to offer".into(),
-            ));
-        }
         if self.meta.rematch.game_id.is_some() {
             return Err(GameError::RematchStarted);
+        }
+        // Against the engine the rematch starts at once: no offer to wait for.
+        if self.engine_color().is_some() {
+            self.meta.rematch.game_id = Some(next_id.to_string());
+            self.touch(now);
+            return Ok(());
         }
         let me = Side::from(by);
         if self.meta.rematch.offer == Some(Side::from(by.other())) {

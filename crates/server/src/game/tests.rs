@@ -501,12 +501,18 @@ fn a_correspondence_deadline_runs_per_turn_and_loses_on_time() {
     g.begin(1_000);
     assert_eq!(g.flag_at(), Some(1_000 + 2 * DAY_MS));
     g.apply(W, &mv("e2e4"), 5_000).unwrap();
-    assert_eq!(g.meta.deadline, Some(5_000 + 2 * DAY_MS), "a new deadline per turn");
+    assert_eq!(
+        g.meta.deadline,
+        Some(5_000 + 2 * DAY_MS),
+        "a new deadline per turn"
+    );
     g.apply(B, &mv("e7e5"), 6_000).unwrap();
     // Not yet: nothing happens; at the deadline the side to move (White) loses on time.
-    g.apply(Actor::Server, &Action::Flag, 6_000 + 2 * DAY_MS - 1).unwrap();
+    g.apply(Actor::Server, &Action::Flag, 6_000 + 2 * DAY_MS - 1)
+        .unwrap();
     assert_eq!(g.status, Status::Started);
-    g.apply(Actor::Server, &Action::Flag, 6_000 + 2 * DAY_MS).unwrap();
+    g.apply(Actor::Server, &Action::Flag, 6_000 + 2 * DAY_MS)
+        .unwrap();
     assert_eq!(g.status, Status::Finished);
     let s = g.state(StateKind::GameState, 6_000 + 2 * DAY_MS);
     assert_eq!(s.reason, Some(crate::game::Reason::Timeout));

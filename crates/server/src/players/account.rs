@@ -26,6 +26,8 @@ use tower_sessions::Session;
 
 pub const MIN_PASSWORD: usize = 6;
 pub const MAX_PASSWORD: usize = 128;
+/// API tokens per account.
+pub const MAX_TOKENS: i64 = 20;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -237,6 +239,11 @@ pub async fn token(
         return Err(ApiError::bad_request(
             "a token description has at most 100 characters",
         ));
+    }
+    if hub.store.token_count(&me.id).await? >= MAX_TOKENS {
+        return Err(ApiError::conflict(format!(
+            "an account has at most {MAX_TOKENS} API tokens"
+        )));
     }
     let bytes: [u8; 24] = rand::random();
     let token = format!(

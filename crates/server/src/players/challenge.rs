@@ -332,9 +332,6 @@ pub async fn rematch(
     if live.is_live() {
         return Err(crate::game::GameError::NotOver.into());
     }
-    if let Some(engine) = live.engine() {
-        return crate::routes::rematch_engine(&hub, &auth, &live, me, engine).await;
-    }
     let next_id = super::new_id(10);
     let state = hub
         .act(
@@ -347,6 +344,9 @@ pub async fn rematch(
         .await?;
     if state.rematch.game_id.as_deref() != Some(next_id.as_str()) {
         return Ok(Json(json!({ "offered": true })).into_response());
+    }
+    if let Some(engine) = live.engine() {
+        return crate::routes::rematch_engine(&hub, &auth, &live, me, engine, next_id).await;
     }
     // Agreed: the rematch is ours to start, colours swapped, seats carried over.
     let accounts: Vec<Option<Account>> = {

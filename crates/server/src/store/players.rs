@@ -143,6 +143,7 @@ pub trait PlayerStore: Send + Sync {
         description: &str,
         at: i64,
     ) -> StoreResult<()>;
+    async fn token_count(&self, user_id: &str) -> StoreResult<i64>;
     /// The account of a token (by its hash).
     async fn token_user(&self, hash: &str) -> StoreResult<Option<String>>;
 
@@ -339,6 +340,14 @@ macro_rules! impl_player_store {
                 .await
                 .map_err($crate::store::db_err)?;
                 self.written()
+            }
+
+            async fn token_count(&self, user_id: &str) -> $crate::store::StoreResult<i64> {
+                sqlx::query_scalar("SELECT COUNT(*) FROM tokens WHERE user_id = $1")
+                    .bind(user_id)
+                    .fetch_one(self.pool())
+                    .await
+                    .map_err($crate::store::db_err)
             }
 
             async fn token_user(&self, hash: &str) -> $crate::store::StoreResult<Option<String>> {
