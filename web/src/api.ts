@@ -14,7 +14,28 @@ import type * as P from './protocol';
 export type { Action, ClientMessage, ErrorMessage, Legal, MoveAction, Seat } from './protocol';
 
 export type Color = P.Side;
+
+// The players API (accounts, ratings, seeks, challenges, chat): the wire types are generated too.
+export type { ChatLine, ChatRoom, ClockSpec, Challenge, Seek, Playing, PlayerRef, Rematch } from './protocol';
+export type Perf = P.PerfView;
+export type Perfs = Partial<Record<Variant, Perf>>;
+export interface Account { username: string; kind: 'human' | 'bot'; perfs: Perfs; created_at: number }
+export interface UserInfo {
+  username: string; kind: 'human' | 'bot'; created_at: number; perfs: Perfs;
+  count: { all: number; rated: number; win: number; loss: number; draw: number; playing: number };
+}
+export type RatingPoint = P.HistoryPoint;
 export type GameState = P.GameState;
+export const DAYS = [1, 2, 3, 5, 7, 14];
+/** "1500" or "1500?" (provisional). */
+export const ratingText = (r: { rating: number | null; provisional: boolean } | null | undefined): string =>
+  r && r.rating !== null ? `${r.rating}${r.provisional ? '?' : ''}` : '';
+/** "5+3", "3 days", "∞". */
+export function tcLabel(x: { clock?: P.ClockSpec | null; days?: number | null }): string {
+  if (x.days) return `${x.days} day${x.days === 1 ? '' : 's'}`;
+  if (x.clock) return `${Math.round((x.clock.limit / 60) * 10) / 10}+${x.clock.increment}`;
+  return '∞';
+}
 /** A turn as the game state lists it, or as a PGN import replays it (with the position after it). */
 export type Turn = Omit<P.TurnView, 'kind' | 'complete' | 'clock_ms'> &
   Partial<Pick<P.TurnView, 'kind' | 'complete' | 'clock_ms'>> & {

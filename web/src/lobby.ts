@@ -1,5 +1,7 @@
 // The lobby: create a game, open games to join, this browser's games, finished games archive.
-import { api, myGames, saveGame, forgetGame, variantTitle, VARIANTS, type GameState, type Color } from './api';
+import { api, myGames, saveGame, forgetGame, variantTitle, VARIANTS, DAYS, type GameState, type Color } from './api';
+import { account } from './auth';
+import { seekPanels } from './seeks';
 import { h } from './util';
 
 interface Created {
@@ -24,30 +26,41 @@ const TIME_CONTROLS: [string, string][] = [
 export function opponentText(g: GameState, me?: Color): string {
   const side = (c: Color) => {
     const s = g[c];
-    return s.kind === 'engine' ? `Engine level ${s.level}` : c === me ? 'You' : s.joined === false ? '(open seat)' : 'Human';
+    const p = g.players?.[c];
+    return p ? (c === me ? `You (${p.username})` : p.username) : s.kind === 'engine' ? `Engine level ${s.level}` : c === me ? 'You' : s.joined === false ? '(open seat)' : 'Human';
   };
   return `${side('white')} vs ${side('black')}`;
 }
 const tcText = (g: GameState) =>
-  g.clock ? `${Math.round(g.clock.limit_ms / 60000 * 10) / 10}+${g.clock.increment_ms / 1000}` : 'unlimited';
+  g.days ? `${g.days} day${g.days === 1 ? '' : 's'}` : g.clock ? `${Math.round(g.clock.limit_ms / 60000 * 10) / 10}+${g.clock.increment_ms / 1000}` : 'unlimited';
 
 export function createForm(opts: { fen?: string; variant?: string; onCreated?: (c: Created) => void } = {}): HTMLElement {
   const variant = h('select', { name: 'variant' }, VARIANTS.map(([k, t]) => h('option', { value: k, selected: k === (opts.variant ?? 'double-move') }, t)));
   const opponent = h('select', { name: 'opponent' }, h('option', { value: 'engine' }, 'Engine'), h('option', { value: 'human' }, 'A person (invite link)'));
   const level = h('select', { name: 'level' }, [1, 2, 3, 4, 5, 6, 7, 8].map(l => h('option', { value: String(l), selected: l === 3 }, `Level ${l}`)));
   const color = h('select', { name: 'color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'), h('option', { value: 'random', selected: true }, 'Random'));
-  const tc = h('select', { name: 'clock' }, TIME_CONTROLS.map(([v, t]) => h('option', { value: v, selected: v === '300+3' }, t)));
+  const tc = h('select', { name: 'clock' }, TIME_CONTROLS.map(([v, t]) => h('option', { value: v, selected: v === '300+3' }, t)),
+    h('option', { value: 'days' }, 'Correspondence (days per move)'));
+  const days = h('select', { name: 'days' }, DAYS.map(d => h('option', { value: String(d), selected: d === 3 }, `${d} day${d === 1 ? '' : 's'}`)));
+  const rated = h('input', { type: 'checkbox', name: 'rated' });
   const pub = h('input', { type: 'checkbox', name: 'public', checked: true });
   const fen = h('input', { type: 'text', name: 'fen', placeholder: 'start position', value: opts.fen ?? '' });
   const err = h('div', { class: 'error' });
   const levelRow = h('label', {}, 'Level ', level);
+  const daysRow = h('label', {}, 'Days per move ', days);
   const pubRow = h('label', { class: 'check' }, pub, ' list in open games');
+  const ratedRow = h('label', { class: 'check', title: 'only another account can join a rated game' }, rated, ' Rated');
+  let signedIn = false;
   const sync = () => {
     levelRow.hidden = opponent.value !== 'engine';
     pubRow.hidden = opponent.value === 'engine';
+    daysRow.hidden = tc.value !== 'days';
+    ratedRow.hidden = !signedIn || opponent.value !== 'human';
   };
   opponent.addEventListener('change', sync);
+  tc.addEventListener('change', sync);
   sync();
+  account().then(a => { signedIn = !!a; sync(); });
   const submit = h('button', { type: 'submit', class: 'primary', id: 'create-game' }, 'Create game');
   const form = h(
     'form',
@@ -56,16 +69,20 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
       onsubmit: async (e: Event) => {
         e.preventDefault();
         err.textContent = '';
-        const [limit, inc] = tc.value ? tc.value.split('+').map(Number) : [null, null];
         const body: any = {
           variant: variant.value,
           opponent: opponent.value,
           color: color.value,
-          clock: limit === null ? null : { limit, increment: inc },
           fen: fen.value.trim() || null,
         };
+        if (tc.value === 'days') body.days = Number(days.value);
+        else {
+          const [limit, inc] = tc.value ? tc.value.split('+').map(Number) : [null, null];
+          body.clock = limit === null ? null : { limit, increment: inc };
+        }
         if (opponent.value === 'engine') body.level = Number(level.value);
         else body.public = pub.checked;
+        if (!ratedRow.hidden && rated.checked) body.rated = true;
         submit.disabled = true;
         try {
           const c = await api<Created>('POST', '/api/games', body);
@@ -84,6 +101,8 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
     levelRow,
     h('label', {}, 'Your colour ', color),
     h('label', {}, 'Time control ', tc),
+    daysRow,
+    ratedRow,
     pubRow,
     h('label', { class: 'wide' }, 'Start FEN ', fen),
     submit,
@@ -111,7 +130,8 @@ export function lobby(app: HTMLElement): void {
   const archive = h('div', {}, 'Loading…');
   app.append(
     h('div', { class: 'lobby' },
-      h('section', { class: 'panel' }, h('h2', {}, 'New game'), createForm()),
+      ...seekPanels(),
+      h('section', { class: 'panel', id: 'new-game' }, h('h2', {}, 'New game'), createForm()),
       h('section', { class: 'panel', id: 'my-games' }, h('h2', {}, 'Your games'), mine),
       h('section', { class: 'panel', id: 'open-games' }, h('h2', {}, 'Open games'), open),
       h('section', { class: 'panel', id: 'archive' }, h('h2', {}, 'Finished games'), archive),

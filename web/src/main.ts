@@ -1,8 +1,11 @@
-// Client-side routes: / lobby, /game/{id}, /join/{id}?invite=…, /analysis, /editor.
+// Client-side routes: / lobby, /game/{id}, /join/{id}?invite=…, /analysis, /editor, /signup, /login,
+// /@/{name} (player), /leaderboard.
 import { lobby } from './lobby';
 import { gamePage, joinPage } from './game';
 import { analysisPage } from './analysis';
 import { editorPage } from './editor';
+import { authPage, renderHeader } from './auth';
+import { leaderboardPage, playerPage } from './players';
 import { h } from './util';
 
 function route(): void {
@@ -18,7 +21,11 @@ function route(): void {
   else if ((m = path.match(/^\/join\/([\w-]+)$/))) joinPage(app, m[1], params.get('invite') ?? '');
   else if (path === '/analysis') analysisPage(app, params);
   else if (path === '/editor') editorPage(app, params);
+  else if (path === '/signup' || path === '/login') authPage(app, path === '/signup' ? 'signup' : 'login');
+  else if ((m = path.match(/^\/@\/([\w-]+)$/))) playerPage(app, m[1], params);
+  else if (path === '/leaderboard') leaderboardPage(app, params);
   else app.append(h('div', { class: 'panel' }, h('h2', {}, 'Not found'), h('a', { href: '/' }, 'Back to the lobby')));
 }
 
+renderHeader();
 route();

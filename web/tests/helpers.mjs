@@ -24,43 +24,62 @@ function freePort() {
   });
 }
 
-export async function startServer() {
+/**
+ * Starts the server on a free port with a temporary SQLite file. `opts.args`: extra arguments for
+ * `doublemove serve`. The returned `restart()` stops the process and starts it again on the same port and
+ * database (for tests of what survives a restart); `stop()` stops it and removes the database.
+ */
+export async function startServer(opts = {}) {
   const bin = process.env.DOUBLEMOVE_BIN ?? join(repo, 'target/release/doublemove');
   if (!existsSync(bin)) throw new Error(`no server binary at ${bin}: run scripts/ui-test (or cargo build --release -p doublemove)`);
   const dir = mkdtempSync(join(tmpdir(), 'dm-ui-'));
   const port = await freePort();
-  const proc = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--db', join(dir, 'test.db')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  proc.stderr.on('data', d => (log += d));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      const r = await fetch(`${base}/api/games?status=all`);
-      if (r.ok) break;
-    } catch {}
-    if (i > 100 || proc.exitCode !== null) throw new Error(`server did not start: ${log}`);
-    await new Promise(r => setTimeout(r, 100));
+  let proc, log = '';
+  async function launch() {
+    log = '';
+    proc = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--db', join(dir, 'test.db'), ...(opts.args ?? [])], { stdio: ['ignore', 'ignore', 'pipe'] });
+    proc.stderr.on('data', d => (log += d));
+    for (let i = 0; ; i++) {
+      try {
+        const r = await fetch(`${base}/api/games?status=all`);
+        if (r.ok) break;
+      } catch {}
+      if (i > 150 || proc.exitCode !== null) throw new Error(`server did not start: ${log}`);
+      await new Promise(r => setTimeout(r, 100));
+    }
   }
+  async function kill() {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise(r => proc.on('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+  }
+  await launch();
   const index = await (await fetch(base + '/')).text();
   if (!index.includes('/app.js')) throw new Error('the server binary does not embed web/dist (rebuild it after building web/)');
   return {
     base,
+    log: () => log,
+    async restart() {
+      await kill();
+      await launch();
+    },
     async stop() {
-      proc.kill('SIGTERM');
-      await new Promise(r => (proc.exitCode !== null ? r() : proc.on('exit', r)));
+      await kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-export async function startBrowser() {
+export async function startBrowser(opts = {}) {
   const profile = mkdtempSync(join(tmpdir(), 'dm-chromium-'));
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1200, height: 820 },
+    viewport: opts.viewport ?? { width: 1200, height: 820 },
   });
   return {
     ctx,
