@@ -48,6 +48,9 @@ pub const POSITIONS: &[(Variant, &str)] = &[
 
 pub const DEPTH: i32 = 11;
 
+/// The total node count of the bench with one thread (see the `bench_signature` test).
+pub const SIGNATURE: u64 = 1_971_725;
+
 /// Runs the bench and returns (total nodes, nodes per second).
 pub fn run(out: &mut dyn Write) -> (u64, u64) {
     let mut total = 0;

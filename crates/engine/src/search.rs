@@ -3,11 +3,13 @@
 //! Depth counts moves; mate scores count moves internally and are reported in turns.
 
 use crate::eval::{evaluate, PIECE_VALUE};
+use crate::history::History;
+use crate::movepick::{is_tactical, order_score, victim_value, Hints, MovePicker};
 use crate::see::see_ge;
 use crate::tt::{Bound, TranspositionTable};
 use rules::bitboard::tables;
 use rules::game::Game;
-use rules::{Color, Move, MoveList, Phase, Position, Role, Variant};
+use rules::{Color, Move, Phase, Position, Role, Variant};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,35 +59,23 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// History scores are kept within ±HISTORY_MAX (updates pull them towards the bound, not past it).
-const HISTORY_MAX: i32 = 16_384;
-
-/// History heuristic indices: side, phase (start/response/second), from, to.
-type History = Vec<[[i32; 64]; 64]>;
-
 /// What the search keeps per ply: the moves being tried there and what the ply remembers.
 struct Ply {
-    moves: MoveList,
-    scores: [i32; MoveList::CAPACITY],
-    next: usize,
+    picker: MovePicker,
     side: Color,
     static_eval: i32,
     /// The move being searched from this ply (None for a null move).
     current: Option<Move>,
-    killers: [Option<Move>; 2],
     null: bool,
 }
 
 impl Ply {
     fn new() -> Ply {
         Ply {
-            moves: MoveList::new(),
-            scores: [0; MoveList::CAPACITY],
-            next: 0,
+            picker: MovePicker::new(),
             side: Color::White,
             static_eval: 0,
             current: None,
-            killers: [None; 2],
             null: false,
         }
     }
@@ -94,8 +84,6 @@ impl Ply {
 pub struct Searcher {
     pub tt: TranspositionTable,
     history: History,
-    /// The quiet move that last refuted each previous move (indexed by its from and to squares).
-    countermoves: Vec<Option<Move>>,
     stack: Vec<Ply>,
     pv: Vec<Vec<Move>>,
     /// Repetition keys of the positions from the root to the current node.
@@ -110,32 +98,6 @@ pub struct Searcher {
     stop: Arc<AtomicBool>,
     /// Late move reductions by depth and move number.
     reductions: [[u8; 64]; 64],
-}
-
-fn phase_index(p: Phase) -> usize {
-    match p {
-        Phase::Start => 0,
-        Phase::Response => 1,
-        Phase::Second => 2,
-    }
-}
-
-fn is_capture(pos: &Position, m: Move) -> bool {
-    m.is_en_passant() || pos.board().piece_at(m.to()).is_some()
-}
-
-fn is_tactical(pos: &Position, m: Move) -> bool {
-    is_capture(pos, m) || m.promotion() == Some(Role::Queen)
-}
-
-fn victim_value(pos: &Position, m: Move) -> i32 {
-    if m.is_en_passant() {
-        PIECE_VALUE[Role::Pawn.index()]
-    } else {
-        pos.board()
-            .role_at(m.to())
-            .map_or(0, |r| PIECE_VALUE[r.index()])
-    }
 }
 
 /// Whether the side to move, at the start of its turn, may make two moves in it (Two Move Chess's
@@ -253,8 +215,7 @@ impl Searcher {
         }
         Searcher {
             tt: TranspositionTable::new(hash_mb),
-            history: vec![[[0; 64]; 64]; 6],
-            countermoves: vec![None; 64 * 64],
+            history: History::new(MAX_PLY + 2),
             stack: (0..MAX_PLY + 2).map(|_| Ply::new()).collect(),
             pv: vec![Vec::new(); MAX_PLY + 2],
             path: Vec::with_capacity(MAX_PLY + 2),
@@ -276,19 +237,7 @@ impl Searcher {
 
     pub fn clear(&mut self) {
         self.tt.clear();
-        self.history.iter_mut().for_each(|h| *h = [[0; 64]; 64]);
-        self.countermoves.iter_mut().for_each(|c| *c = None);
-    }
-
-    fn hist(&mut self, pos: &Position, m: Move) -> &mut i32 {
-        let i = pos.turn().index() * 3 + phase_index(pos.phase());
-        &mut self.history[i][m.from().index()][m.to().index()]
-    }
-
-    /// Moves a history score towards +-HISTORY_MAX by `bonus` (negative for a malus).
-    fn update_history(&mut self, pos: &Position, m: Move, bonus: i32) {
-        let h = self.hist(pos, m);
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        self.history.clear();
     }
 
     #[inline]
@@ -340,18 +289,11 @@ impl Searcher {
         self.aborted = false;
         self.tt.new_search();
         for ply in self.stack.iter_mut() {
-            ply.killers = [None; 2];
             ply.null = false;
         }
         self.game_keys.clear();
         self.game_keys.extend(game.earlier_repetition_keys());
-        for h in self.history.iter_mut() {
-            for row in h.iter_mut() {
-                for v in row.iter_mut() {
-                    *v /= 2;
-                }
-            }
-        }
+        self.history.new_search();
         let multipv = limits.multipv.clamp(1, root_moves.len());
         // The first iteration covers the rest of the current turn.
         let first_depth = if root.phase() == Phase::Second || root.variant() == Variant::Chess {
@@ -444,7 +386,7 @@ impl Searcher {
             let first = root_moves
                 .iter()
                 .copied()
-                .max_by_key(|&m| self.order_score(&root, m, tt_move, 0, None))
+                .max_by_key(|&m| self.root_order(&root, m, tt_move))
                 .expect("a legal move exists");
             (
                 vec![Line {
@@ -548,7 +490,7 @@ impl Searcher {
             .iter()
             .copied()
             .filter(|m| !excluded.contains(m))
-            .map(|m| (self.order_score(root, m, prev_best.or(tt_best), 0, None), m))
+            .map(|m| (self.root_order(root, m, prev_best.or(tt_best)), m))
             .collect();
         if scored.is_empty() {
             return (-INF, Vec::new());
@@ -663,101 +605,36 @@ impl Searcher {
         }
     }
 
-    /// Move ordering: the table's move, winning and even captures (most valuable victim, least valuable
-    /// attacker), queen promotions, killers, the countermove, quiet moves by history, losing captures,
-    /// under-promotions.
-    fn order_score(
-        &mut self,
-        pos: &Position,
-        m: Move,
-        tt_move: Option<Move>,
-        ply: usize,
-        counter: Option<Move>,
-    ) -> i32 {
-        if Some(m) == tt_move {
-            return 30_000_000;
-        }
-        if is_capture(pos, m) {
-            let attacker = pos
-                .board()
-                .role_at(m.from())
-                .map_or(0, |r| PIECE_VALUE[r.index()]);
-            let mvv_lva = victim_value(pos, m) * 8 - attacker / 100;
-            return if see_ge(pos, m, 0) {
-                20_000_000 + mvv_lva
-            } else {
-                -10_000_000 + mvv_lva
-            };
-        }
-        match m.promotion() {
-            Some(Role::Queen) => return 19_000_000,
-            Some(_) => return -20_000_000,
-            None => {}
-        }
-        let killers = self.stack[ply].killers;
-        if killers[0] == Some(m) {
-            return 15_000_000;
-        }
-        if killers[1] == Some(m) {
-            return 14_000_000;
-        }
-        if counter == Some(m) {
-            return 13_000_000;
-        }
-        *self.hist(pos, m)
+    /// The ordering score of root move `m` ([`order_score`] at ply 0, with no previous move).
+    fn root_order(&self, root: &Position, m: Move, tt_move: Option<Move>) -> i32 {
+        let hints = Hints {
+            tt_move,
+            killers: self.history.killers(0),
+            counter: None,
+        };
+        order_score(root, m, &hints, &self.history)
     }
 
-    /// Lists `pos`'s moves (all, or only captures and promotions) at `ply` with their ordering scores.
+    /// The move played at the ply before `ply` (None at the root and after a null move).
+    fn previous_move(&self, ply: usize) -> Option<Move> {
+        self.stack[ply.checked_sub(1)?].current
+    }
+
+    /// Lists `pos`'s moves at `ply` in the ply's picker.
     fn generate(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>, tactical_only: bool) {
-        if tactical_only {
-            pos.tactical_moves_into(&mut self.stack[ply].moves);
-        } else {
-            pos.legal_moves_into(&mut self.stack[ply].moves);
-        }
-        let counter = self.countermove(ply);
-        for i in 0..self.stack[ply].moves.len() {
-            let m = self.stack[ply].moves.as_slice()[i];
-            let s = if tactical_only && Some(m) != tt_move {
-                let attacker = pos
-                    .board()
-                    .role_at(m.from())
-                    .map_or(0, |r| PIECE_VALUE[r.index()]);
-                victim_value(pos, m) * 8 - attacker / 100
-                    + m.promotion().map_or(0, |r| PIECE_VALUE[r.index()])
-            } else {
-                self.order_score(pos, m, tt_move, ply, counter)
-            };
-            self.stack[ply].scores[i] = s;
-        }
-        self.stack[ply].next = 0;
+        let hints = Hints {
+            tt_move,
+            killers: self.history.killers(ply),
+            counter: self.history.countermove(self.previous_move(ply)),
+        };
+        self.stack[ply]
+            .picker
+            .generate(pos, &hints, &self.history, tactical_only);
     }
 
-    /// The next move to try at `ply`: the best-scored one not tried yet.
     #[inline]
     fn next_move(&mut self, ply: usize) -> Option<Move> {
-        let p = &mut self.stack[ply];
-        let n = p.moves.len();
-        if p.next >= n {
-            return None;
-        }
-        let mut best = p.next;
-        for i in p.next + 1..n {
-            if p.scores[i] > p.scores[best] {
-                best = i;
-            }
-        }
-        let m = p.moves.as_slice()[best];
-        if best != p.next {
-            p.scores.swap(best, p.next);
-            p.moves.swap(best, p.next);
-        }
-        p.next += 1;
-        Some(m)
-    }
-
-    fn countermove(&self, ply: usize) -> Option<Move> {
-        let prev = self.stack[ply.checked_sub(1)?].current?;
-        self.countermoves[prev.from().index() * 64 + prev.to().index()]
+        self.stack[ply].picker.next_move()
     }
 
     fn negamax(&mut self, pos: &Position, depth: i32, alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -884,11 +761,11 @@ impl Searcher {
         }
 
         self.generate(pos, ply, tt_move, false);
-        if self.stack[ply].moves.is_empty() {
+        if self.stack[ply].picker.is_empty() {
             return self.terminal_score(pos, ply);
         }
-        let counter = self.countermove(ply);
-        let killers = self.stack[ply].killers;
+        let counter = self.history.countermove(self.previous_move(ply));
+        let killers = self.history.killers(ply);
         let original_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move = None;
@@ -942,7 +819,7 @@ impl Searcher {
                     r -= pv_node as i32;
                     r -= (killers.contains(&Some(m)) || counter == Some(m)) as i32;
                     r -= (gives_check || in_check) as i32;
-                    r -= *self.hist(pos, m) / 6000;
+                    r -= self.history.score(pos, m) / 6000;
                     r = r.clamp(0, depth - 2);
                 }
                 score = self.child_search(pos, &child, depth - 1 - r, alpha, alpha + 1, ply + 1);
@@ -969,7 +846,9 @@ impl Searcher {
             }
             if alpha >= beta {
                 if !tactical {
-                    self.reward_quiet(pos, ply, m, depth, &quiets[..quiet_count]);
+                    let prev = self.previous_move(ply);
+                    self.history
+                        .reward_quiet(pos, ply, prev, m, depth, &quiets[..quiet_count]);
                 }
                 break;
             }
@@ -988,24 +867,6 @@ impl Searcher {
             bound,
         );
         best_score
-    }
-
-    /// A quiet move refuted the opponent's last move: remember it as killer and countermove, raise its
-    /// history and lower the history of the quiet moves tried before it.
-    fn reward_quiet(&mut self, pos: &Position, ply: usize, m: Move, depth: i32, tried: &[Move]) {
-        let killers = &mut self.stack[ply].killers;
-        if killers[0] != Some(m) {
-            killers[1] = killers[0];
-            killers[0] = Some(m);
-        }
-        if let Some(prev) = ply.checked_sub(1).and_then(|p| self.stack[p].current) {
-            self.countermoves[prev.from().index() * 64 + prev.to().index()] = Some(m);
-        }
-        let bonus = (16 * depth * depth).min(1600);
-        self.update_history(pos, m, bonus);
-        for &q in tried {
-            self.update_history(pos, q, -bonus);
-        }
     }
 
     /// Quiescence: stand pat or captures and queen promotions (all moves when in check). At the
@@ -1047,7 +908,7 @@ impl Searcher {
         if in_check {
             static_eval = -INF;
             self.generate(pos, ply, tt_move, false);
-            if self.stack[ply].moves.is_empty() {
+            if self.stack[ply].picker.is_empty() {
                 return self.terminal_score(pos, ply);
             }
         } else {

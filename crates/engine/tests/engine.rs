@@ -397,3 +397,12 @@ fn a_search_stopped_at_once_still_returns_a_legal_turn() {
     };
     assert_ne!(bestmove(&out), "(none)");
 }
+
+/// `doublemove bench`'s node count is the search's signature: it changes only when the search does
+/// (a change of move ordering, pruning or the table). Update it deliberately, with the reason.
+#[test]
+fn bench_signature() {
+    let mut sink = Vec::new();
+    let (nodes, _) = engine::bench::run(&mut sink);
+    assert_eq!(nodes, engine::bench::SIGNATURE);
+}
