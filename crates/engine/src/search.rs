@@ -10,7 +10,7 @@ use crate::tt::{Bound, TranspositionTable};
 use rules::bitboard::tables;
 use rules::game::Game;
 use rules::{Color, Move, Phase, Position, Role, Variant};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,6 +29,10 @@ pub struct Limits {
     /// Abort the search at this time.
     pub hard_time: Option<Duration>,
     pub multipv: usize,
+    /// `go ponder`: while this flag is set the search has no time limits and does not return (it
+    /// waits after its last iteration); when it is cleared (`ponderhit`) the soft and hard limits
+    /// count from that moment. `stop` (the searcher's stop flag) ends a pondering search as any other.
+    pub ponder: Option<Arc<AtomicBool>>,
 }
 
 /// One analysed line: its moves from the root and its score for the side to move at the root.
@@ -81,8 +85,27 @@ impl Ply {
     }
 }
 
+/// The most search threads (UCI `Threads`).
+pub const MAX_THREADS: usize = 256;
+
+/// The search: a transposition table shared by one or more search threads (Lazy SMP). The main
+/// thread (the caller's) runs the iterative deepening that decides the result, reports and keeps
+/// time; helper threads search the same root with their own history, odd ones one move deeper, and
+/// help only through the table. They stop when the main thread is done.
 pub struct Searcher {
-    pub tt: TranspositionTable,
+    pub tt: Arc<TranspositionTable>,
+    main: Worker,
+    helpers: Vec<Worker>,
+    stop: Arc<AtomicBool>,
+    /// Set by the main thread when it is done: the helpers stop.
+    done: Arc<AtomicBool>,
+}
+
+/// One search thread's state.
+struct Worker {
+    /// 0 for the main thread.
+    id: usize,
+    tt: Arc<TranspositionTable>,
     history: History,
     stack: Vec<Ply>,
     pv: Vec<Vec<Move>>,
@@ -96,6 +119,15 @@ pub struct Searcher {
     limits: Limits,
     aborted: bool,
     stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    /// This thread's node count, published every 1024 nodes for the main thread's reports and limits.
+    published: Arc<AtomicU64>,
+    /// The main thread: the helpers' published counters, and their sum at the last look.
+    helper_nodes: Vec<Arc<AtomicU64>>,
+    helper_sum: u64,
+    /// Pondering (see [`Limits::ponder`]); time limits count from `time_base`.
+    pondering: bool,
+    time_base: Instant,
     /// Late move reductions by depth and move number.
     reductions: [[u8; 64]; 64],
 }
@@ -206,15 +238,117 @@ pub fn mate_in_turns(root: &Position, line: &Line) -> Option<i32> {
 }
 
 impl Searcher {
+    /// A one-thread searcher with a table of about `hash_mb` megabytes.
     pub fn new(hash_mb: usize) -> Searcher {
+        Searcher::with_threads(hash_mb, 1)
+    }
+
+    /// A searcher with `threads` search threads (1..=[`MAX_THREADS`]) sharing a table of about
+    /// `hash_mb` megabytes.
+    pub fn with_threads(hash_mb: usize, threads: usize) -> Searcher {
+        let tt = Arc::new(TranspositionTable::new(hash_mb));
+        let stop = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        let mut s = Searcher {
+            main: Worker::new(0, tt.clone(), stop.clone(), done.clone()),
+            tt,
+            helpers: Vec::new(),
+            stop,
+            done,
+        };
+        s.set_threads(threads);
+        s
+    }
+
+    /// Sets the number of search threads (clamped to 1..=[`MAX_THREADS`]); the table is kept.
+    pub fn set_threads(&mut self, threads: usize) {
+        let helpers = threads.clamp(1, MAX_THREADS) - 1;
+        self.helpers.truncate(helpers);
+        while self.helpers.len() < helpers {
+            let id = self.helpers.len() + 1;
+            let w = Worker::new(id, self.tt.clone(), self.stop.clone(), self.done.clone());
+            self.helpers.push(w);
+        }
+        self.main.helper_nodes = self.helpers.iter().map(|h| h.published.clone()).collect();
+    }
+
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// The flag that stops a running search when set (from another thread).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Forgets everything learnt: the table and every thread's history.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.main.history.clear();
+        for h in &mut self.helpers {
+            h.history.clear();
+        }
+    }
+
+    /// The quiescence score of `pos` for its side to move (captures and promotions resolved), with no
+    /// time or node limit. The tuner uses it to keep only quiet positions (where it equals the static
+    /// evaluation).
+    pub fn quiescence(&mut self, pos: &Position) -> i32 {
+        self.main.quiescence(pos)
+    }
+
+    /// Searches `game`'s current position on all threads. `info` receives a report after each
+    /// iteration the main thread completes; the result is the main thread's.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        info: &mut dyn FnMut(&Report),
+    ) -> Option<SearchResult> {
+        if game.position().legal_moves().is_empty() {
+            return None;
+        }
+        self.tt.new_search();
+        if self.helpers.is_empty() {
+            return self.main.search(game, limits, info);
+        }
+        self.done.store(false, Ordering::Relaxed);
+        for h in &self.helpers {
+            h.published.store(0, Ordering::Relaxed);
+        }
+        let helper_limits = Limits {
+            multipv: 1,
+            ..Limits::default()
+        };
+        let (main, helpers, done) = (&mut self.main, &mut self.helpers, &self.done);
+        std::thread::scope(|s| {
+            for h in helpers.iter_mut() {
+                let l = &helper_limits;
+                s.spawn(move || h.search(game, l, &mut |_| {}));
+            }
+            let r = main.search(game, limits, info);
+            done.store(true, Ordering::Relaxed);
+            r
+        })
+    }
+}
+
+impl Worker {
+    fn new(
+        id: usize,
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+        done: Arc<AtomicBool>,
+    ) -> Worker {
         let mut reductions = [[0u8; 64]; 64];
         for (d, row) in reductions.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
                 *r = (0.75 + (d as f64).ln() * (i as f64).ln() / 2.25) as u8;
             }
         }
-        Searcher {
-            tt: TranspositionTable::new(hash_mb),
+        Worker {
+            id,
+            tt,
             history: History::new(MAX_PLY + 2),
             stack: (0..MAX_PLY + 2).map(|_| Ply::new()).collect(),
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -225,19 +359,44 @@ impl Searcher {
             start: Instant::now(),
             limits: Limits::default(),
             aborted: false,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop,
+            done,
+            published: Arc::new(AtomicU64::new(0)),
+            helper_nodes: Vec::new(),
+            helper_sum: 0,
+            pondering: false,
+            time_base: Instant::now(),
             reductions,
         }
     }
 
-    /// The flag that stops a running search when set (from another thread).
-    pub fn stop_flag(&self) -> Arc<AtomicBool> {
-        self.stop.clone()
+    fn refresh_helper_nodes(&mut self) {
+        if !self.helper_nodes.is_empty() {
+            self.helper_sum = self
+                .helper_nodes
+                .iter()
+                .map(|n| n.load(Ordering::Relaxed))
+                .sum();
+        }
     }
 
-    pub fn clear(&mut self) {
-        self.tt.clear();
-        self.history.clear();
+    /// Nodes of all threads (the helpers' as last published).
+    fn total_nodes(&self) -> u64 {
+        self.nodes + self.helper_sum
+    }
+
+    /// Notices a `ponderhit`: from now on the time limits apply, counted from now.
+    fn check_ponderhit(&mut self) {
+        if self.pondering
+            && !self
+                .limits
+                .ponder
+                .as_ref()
+                .is_some_and(|p| p.load(Ordering::Relaxed))
+        {
+            self.pondering = false;
+            self.time_base = Instant::now();
+        }
     }
 
     #[inline]
@@ -246,32 +405,35 @@ impl Searcher {
             return true;
         }
         if self.nodes & 1023 == 0 {
-            let out_of_time = self
-                .limits
-                .hard_time
-                .is_some_and(|t| self.start.elapsed() >= t);
-            if out_of_time || self.stop.load(Ordering::Relaxed) {
+            self.published.store(self.nodes, Ordering::Relaxed);
+            self.refresh_helper_nodes();
+            self.check_ponderhit();
+            let out_of_time = !self.pondering
+                && self
+                    .limits
+                    .hard_time
+                    .is_some_and(|t| self.time_base.elapsed() >= t);
+            let helper_done = self.id != 0 && self.done.load(Ordering::Relaxed);
+            if out_of_time || helper_done || self.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }
         }
-        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+        if self.limits.nodes.is_some_and(|n| self.total_nodes() >= n) {
             self.aborted = true;
         }
         self.aborted
     }
 
-    /// The quiescence score of `pos` for its side to move (captures and promotions resolved), with no
-    /// time or node limit. The tuner uses it to keep only quiet positions (where it equals the static
-    /// evaluation).
-    pub fn quiescence(&mut self, pos: &Position) -> i32 {
+    fn quiescence(&mut self, pos: &Position) -> i32 {
         self.limits = Limits::default();
         self.aborted = false;
         self.path.clear();
         self.qsearch(pos, -INF, INF, 0, true)
     }
 
-    /// Searches `game`'s current position. `info` receives a report after each completed iteration.
-    pub fn search(
+    /// Iterative deepening on `game`'s current position (which has a legal move). `info` receives a
+    /// report after each completed iteration. A helper (id > 0) returns None when told to stop.
+    fn search(
         &mut self,
         game: &Game,
         limits: &Limits,
@@ -283,11 +445,17 @@ impl Searcher {
             return None;
         }
         self.start = Instant::now();
+        self.time_base = self.start;
         self.limits = limits.clone();
+        self.pondering = limits
+            .ponder
+            .as_ref()
+            .is_some_and(|p| p.load(Ordering::Relaxed));
         self.nodes = 0;
+        self.published.store(0, Ordering::Relaxed);
+        self.helper_sum = 0;
         self.seldepth = 0;
         self.aborted = false;
-        self.tt.new_search();
         for ply in self.stack.iter_mut() {
             ply.null = false;
         }
@@ -303,7 +471,8 @@ impl Searcher {
         };
         let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 10).max(1);
         let mut best: Option<(Vec<Line>, i32)> = None;
-        let mut depth = first_depth.min(max_depth);
+        // Helpers vary the depths: odd ones search one move deeper than the main thread.
+        let mut depth = (first_depth + (self.id % 2) as i32).min(max_depth);
         let (mut stable, mut falling) = (0usize, false);
         let (mut last_best, mut last_score): (Option<Move>, Option<i32>) = (None, None);
         loop {
@@ -334,10 +503,11 @@ impl Searcher {
             let complete = !self.aborted;
             if !lines.is_empty() && (complete || best.is_none()) {
                 lines.sort_by_key(|l| std::cmp::Reverse(l.score));
+                self.refresh_helper_nodes();
                 info(&Report {
                     depth,
                     seldepth: self.seldepth,
-                    nodes: self.nodes,
+                    nodes: self.total_nodes(),
                     elapsed: self.start.elapsed(),
                     hashfull: self.tt.hashfull(),
                     lines: lines.clone(),
@@ -358,7 +528,8 @@ impl Searcher {
                 last_best = Some(first);
                 last_score = Some(score);
             }
-            if let Some(soft) = self.limits.soft_time {
+            self.check_ponderhit();
+            if let Some(soft) = self.limits.soft_time.filter(|_| !self.pondering) {
                 // A best move that keeps changing, or a score that falls, earns more time; a forced move
                 // (the only legal one in a single-move turn) and a long-settled best move earn less.
                 let single_move_turn =
@@ -368,7 +539,7 @@ impl Searcher {
                 }
                 let stability = [1.5, 1.2, 1.0, 0.85, 0.7][stable.min(4)];
                 let factor = stability * if falling { 1.3 } else { 1.0 };
-                if self.start.elapsed().as_secs_f64() >= soft.as_secs_f64() * factor {
+                if self.time_base.elapsed().as_secs_f64() >= soft.as_secs_f64() * factor {
                     break;
                 }
             }
@@ -379,6 +550,15 @@ impl Searcher {
                 }
             }
             depth += 1;
+        }
+        self.published.store(self.nodes, Ordering::Relaxed);
+        if self.id != 0 {
+            return None;
+        }
+        // A pondering search that has nothing more to do waits for `ponderhit` or `stop`.
+        while self.pondering && !self.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(1));
+            self.check_ponderhit();
         }
         // Stopped before the first iteration finished: play the best-ordered move rather than nothing.
         let (lines, depth) = best.unwrap_or_else(|| {
@@ -398,11 +578,12 @@ impl Searcher {
         });
         let pv = lines[0].moves.clone();
         let turn = self.complete_turn(&root, &pv, depth);
+        self.refresh_helper_nodes();
         Some(SearchResult {
             turn,
             score: lines[0].score,
             depth,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
             pv,
         })
     }
@@ -453,7 +634,7 @@ impl Searcher {
                     // Within the same clock: the hard limit still counts from the search's start.
                     self.aborted = false;
                     self.limits = Limits {
-                        nodes: Some(self.nodes + 20_000),
+                        nodes: Some(self.total_nodes() + 20_000),
                         hard_time: self.limits.hard_time,
                         ..Limits::default()
                     };

@@ -406,3 +406,120 @@ fn bench_signature() {
     let (nodes, _) = engine::bench::run(&mut sink);
     assert_eq!(nodes, engine::bench::SIGNATURE);
 }
+
+/// Positions of every variant, at the start of a turn and half way through one.
+const SMP_POSITIONS: &[(Variant, &str)] = &[
+    (
+        Variant::Chess,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    ),
+    (Variant::Chess, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+    (
+        Variant::TwoMove,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 R",
+    ),
+    (
+        Variant::TwoMove,
+        "r1bqkb1r/pp1npppp/3p1n2/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 2 3 T",
+    ),
+    (
+        Variant::TwoMove,
+        "r2qk2r/ppp3p1/5n2/1Bbp1PBp/1n6/2N2N1P/PPP2PPR/R2Q1K2 b kq - 1 8 T",
+    ),
+    (
+        Variant::DoubleMove,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 WB",
+    ),
+    (
+        Variant::DoubleMove,
+        "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+    ),
+    (Variant::DoubleMove, "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1 --"),
+    (
+        Variant::Twinmove,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 T",
+    ),
+    (
+        Variant::Twinmove,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 T",
+    ),
+];
+
+#[test]
+fn multi_threaded_search_returns_a_legal_whole_turn() {
+    let mut variants_seen = std::collections::HashSet::new();
+    for &(variant, fen) in SMP_POSITIONS {
+        variants_seen.insert(variant);
+        let pos = Position::from_fen(variant, fen).unwrap();
+        // Also from half way through the turn, where there is one.
+        let mut roots = vec![pos];
+        if let Some(&m) = pos
+            .legal_moves()
+            .iter()
+            .find(|&&m| pos.after(m).turn() == pos.turn())
+        {
+            roots.push(pos.after(m));
+        }
+        for root in roots {
+            let legal = legal_turns(&root);
+            for threads in [2, 3] {
+                for limits in [
+                    Limits {
+                        depth: Some(6),
+                        ..Limits::default()
+                    },
+                    Limits {
+                        nodes: Some(30_000),
+                        ..Limits::default()
+                    },
+                    Limits {
+                        hard_time: Some(std::time::Duration::from_millis(30)),
+                        soft_time: Some(std::time::Duration::from_millis(30)),
+                        multipv: 2,
+                        ..Limits::default()
+                    },
+                ] {
+                    let mut s = Searcher::with_threads(4, threads);
+                    assert_eq!(s.threads(), threads);
+                    let mut reports = 0;
+                    let r = s
+                        .search(&Game::new(root), &limits, &mut |_| reports += 1)
+                        .expect("a legal move exists");
+                    assert!(
+                        legal.contains(&r.turn),
+                        "{variant} {} threads {threads} {limits:?}: {:?}",
+                        root.fen(),
+                        r.turn
+                    );
+                    assert!(reports > 0);
+                    if limits.depth == Some(6) {
+                        assert!(r.depth >= 6 || r.score.abs() >= engine::search::MATE_BOUND);
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(variants_seen.len(), Variant::ALL.len());
+}
+
+#[test]
+fn threads_can_change_between_searches() {
+    let game = Game::new(Position::start(Variant::TwoMove));
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    let mut s = Searcher::new(4);
+    for threads in [4, 1, 2, 1] {
+        s.set_threads(threads);
+        let r = s.search(&game, &limits, &mut |_| {}).unwrap();
+        assert!(legal_turns(game.position()).contains(&r.turn));
+    }
+    // One thread after helpers: the same search as a fresh one-thread searcher's, table aside.
+    s.clear();
+    let a = s.search(&game, &limits, &mut |_| {}).unwrap();
+    let b = Searcher::new(4)
+        .search(&game, &limits, &mut |_| {})
+        .unwrap();
+    assert_eq!((a.nodes, a.turn), (b.nodes, b.turn));
+}
