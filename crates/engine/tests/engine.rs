@@ -523,3 +523,130 @@ fn threads_can_change_between_searches() {
         .unwrap();
     assert_eq!((a.nodes, a.turn), (b.nodes, b.turn));
 }
+
+/// A UCI engine writing into a buffer, and a way to wait for a line.
+fn uci_engine() -> (UciEngine, Buffer) {
+    let buf = Buffer::default();
+    let out: Output = Arc::new(Mutex::new(Box::new(buf.clone())));
+    (UciEngine::new(out, Level::default()), buf)
+}
+
+fn lines_of(buf: &Buffer) -> Vec<String> {
+    String::from_utf8(buf.0.lock().unwrap().clone())
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn wait_for_bestmove(buf: &Buffer, within: std::time::Duration) -> Option<String> {
+    let deadline = std::time::Instant::now() + within;
+    while std::time::Instant::now() < deadline {
+        if let Some(b) = lines_of(buf)
+            .iter()
+            .find_map(|l| l.strip_prefix("bestmove ").map(str::to_string))
+        {
+            return Some(b);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    None
+}
+
+/// Plays `bestmove`'s turn (and its `ponder` turn, if any) from `moves` after the start position.
+fn check_bestmove(variant: Variant, moves: &[&str], bm: &str) {
+    let mut g = Game::new(Position::start(variant));
+    for t in moves {
+        g.play_turn_text(t, false).unwrap();
+    }
+    let mut parts = bm.split(" ponder ");
+    let turn = parts.next().unwrap();
+    g.play_turn_text(turn, false)
+        .unwrap_or_else(|e| panic!("{variant}: bestmove {bm}: {e}"));
+    if let Some(reply) = parts.next() {
+        g.play_turn_text(reply, false)
+            .unwrap_or_else(|e| panic!("{variant}: ponder {reply}: {e}"));
+    }
+}
+
+#[test]
+fn uci_go_ponder_waits_for_ponderhit_then_keeps_time() {
+    for (variant, name) in [
+        (Variant::Chess, "chess"),
+        (Variant::TwoMove, "two-move"),
+        (Variant::DoubleMove, "double-move"),
+        (Variant::Twinmove, "twinmove"),
+    ] {
+        let (mut e, buf) = uci_engine();
+        e.handle(&format!("setoption name UCI_Variant value {name}"));
+        e.handle("setoption name Threads value 2");
+        e.handle("setoption name Ponder value true");
+        let first = legal_turns(&Position::start(variant))[0].clone();
+        let first = rules::game::turn_uci(&first);
+        e.handle(&format!("position startpos moves {first}"));
+        // A clock that allows about 100 ms per turn; pondering ignores it.
+        e.handle("go ponder wtime 4000 btime 4000 winc 0 binc 0");
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert_eq!(
+            wait_for_bestmove(&buf, std::time::Duration::ZERO),
+            None,
+            "{name}"
+        );
+        e.handle("isready");
+        assert!(lines_of(&buf).iter().any(|l| l == "readyok"));
+        e.handle("ponderhit");
+        // Now the search runs under the clock: well within a second.
+        let hit = std::time::Instant::now();
+        let bm = wait_for_bestmove(&buf, std::time::Duration::from_secs(5)).expect("bestmove");
+        // Hard limit ~300 ms from ponderhit (generous for a loaded test machine).
+        assert!(
+            hit.elapsed() < std::time::Duration::from_secs(2),
+            "{name}: {:?}",
+            hit.elapsed()
+        );
+        eprintln!("{name}: bestmove {bm} {:?} after ponderhit", hit.elapsed());
+        check_bestmove(variant, &[&first], &bm);
+        // The search kept what it found while pondering: its info lines go on past 400 ms.
+        assert!(lines_of(&buf).iter().any(|l| l.starts_with("info depth")));
+        e.handle("quit");
+    }
+}
+
+#[test]
+fn uci_stop_during_ponder_gives_a_legal_bestmove() {
+    for (variant, name) in [(Variant::TwoMove, "two-move"), (Variant::Chess, "chess")] {
+        let (mut e, buf) = uci_engine();
+        e.handle(&format!("setoption name UCI_Variant value {name}"));
+        e.handle("position startpos");
+        // A finished ponder search (depth 2) also waits for ponderhit or stop.
+        e.handle("go ponder depth 2 wtime 1000 btime 1000");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(wait_for_bestmove(&buf, std::time::Duration::ZERO), None);
+        e.handle("stop");
+        let bm = wait_for_bestmove(&buf, std::time::Duration::from_secs(2)).expect("bestmove");
+        assert!(!bm.contains("ponder"), "Ponder is off: {bm}");
+        check_bestmove(variant, &[], &bm);
+        e.handle("quit");
+    }
+}
+
+#[test]
+fn uci_threads_option() {
+    let out = uci_session(&["uci"]);
+    assert!(out
+        .iter()
+        .any(|l| l == "option name Threads type spin default 1 min 1 max 256"));
+    let out = uci_session(&[
+        "setoption name Threads value 2",
+        "setoption name Hash value 8",
+        "setoption name UCI_Variant value double-move",
+        "position startpos",
+        "go depth 5",
+    ]);
+    check_bestmove(Variant::DoubleMove, &[], &bestmove(&out));
+    let out = uci_session(&[
+        "setoption name Threads value 0",
+        "setoption name Threads value 257",
+    ]);
+    assert_eq!(out.iter().filter(|l| l.contains("error")).count(), 2);
+}
