@@ -617,6 +617,7 @@ fn uci_stop_during_ponder_gives_a_legal_bestmove() {
     for (variant, name) in [(Variant::TwoMove, "two-move"), (Variant::Chess, "chess")] {
         let (mut e, buf) = uci_engine();
         e.handle(&format!("setoption name UCI_Variant value {name}"));
+        e.handle("setoption name Threads value 3");
         e.handle("position startpos");
         // A finished ponder search (depth 2) also waits for ponderhit or stop.
         e.handle("go ponder depth 2 wtime 1000 btime 1000");
@@ -626,6 +627,18 @@ fn uci_stop_during_ponder_gives_a_legal_bestmove() {
         let bm = wait_for_bestmove(&buf, std::time::Duration::from_secs(2)).expect("bestmove");
         assert!(!bm.contains("ponder"), "Ponder is off: {bm}");
         check_bestmove(variant, &[], &bm);
+        // An unlimited ponder search on all threads, stopped.
+        e.handle("position startpos");
+        e.handle("go ponder");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let before = lines_of(&buf).len();
+        e.handle("stop");
+        let after = lines_of(&buf);
+        let bm = after[before..]
+            .iter()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .expect("stop joins the search thread after its bestmove");
+        check_bestmove(variant, &[], bm);
         e.handle("quit");
     }
 }
