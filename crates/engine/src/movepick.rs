@@ -188,3 +188,65 @@ impl MovePicker {
         Some(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::{Position, Variant};
+
+    /// The picker hands out every move once, stage after stage, the table's move first.
+    #[test]
+    fn moves_come_stage_by_stage() {
+        let fens = [
+            (
+                Variant::Chess,
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
+            (Variant::Chess, "4k3/1P6/8/8/3q4/8/3R4/4K3 w - - 0 1"),
+            (
+                Variant::TwoMove,
+                "r1bqkb1r/pp1npppp/3p1n2/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 2 3 T",
+            ),
+            (
+                Variant::DoubleMove,
+                "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+            ),
+        ];
+        let mut history = History::new(4);
+        for (variant, fen) in fens {
+            let pos = Position::from_fen(variant, fen).unwrap();
+            let legal = pos.legal_moves();
+            let quiets: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|&m| !is_capture(&pos, m) && m.promotion().is_none())
+                .collect();
+            history.update(&pos, quiets[3], 500);
+            let hints = Hints {
+                tt_move: Some(quiets[quiets.len() - 1]),
+                killers: [Some(quiets[0]), Some(quiets[1])],
+                counter: Some(quiets[2]),
+            };
+            let mut picker = MovePicker::new();
+            picker.generate(&pos, &hints, &history, false);
+            let mut picked = Vec::new();
+            let mut last = Stage::TtMove;
+            while let Some(m) = picker.next_move() {
+                let stage = Stage::of(order_score(&pos, m, &hints, &history));
+                assert!(stage >= last, "{fen}: {m:?} in {stage:?} after {last:?}");
+                last = stage;
+                picked.push(m);
+            }
+            assert_eq!(picked[0], hints.tt_move.unwrap());
+            assert_eq!(picked.len(), legal.len());
+            let mut sorted = picked.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), legal.len());
+            let stage_of = |m: Move| Stage::of(order_score(&pos, m, &hints, &history));
+            assert_eq!(stage_of(quiets[0]), Stage::Killer);
+            assert_eq!(stage_of(quiets[2]), Stage::Countermove);
+            assert_eq!(stage_of(quiets[3]), Stage::Quiet);
+        }
+    }
+}
