@@ -82,11 +82,20 @@ enum Command {
         /// Number of lines
         #[arg(long, default_value_t = 1)]
         multipv: usize,
+        /// Search threads (Lazy SMP over one shared table)
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+        /// Transposition table in MB
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
     },
     /// Benchmarks that print figures: without a subcommand, a fixed search over a fixed position set.
     Bench {
         #[command(subcommand)]
         what: Option<bench::BenchCommand>,
+        /// Search threads for the search bench (the node count is the search's signature only with 1)
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
     },
     /// Play two engines against each other (game pairs, clocks, Elo, SPRT); see docs/match.md.
     Match(match_runner::MatchArgs),
@@ -238,9 +247,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             ))
             .map(|_| ExitCode::SUCCESS)
             .map_err(|e| format!("{e:#}")),
-        Command::Bench { what: Some(what) } => bench::run(what).map(|_| ExitCode::SUCCESS),
-        Command::Bench { what: None } => {
-            engine::bench::run(&mut std::io::stdout());
+        Command::Bench {
+            what: Some(what), ..
+        } => bench::run(what).map(|_| ExitCode::SUCCESS),
+        Command::Bench {
+            what: None,
+            threads,
+        } => {
+            engine::bench::run_threads(&mut std::io::stdout(), threads as usize);
             Ok(ExitCode::SUCCESS)
         }
         Command::Uci { level } => {
@@ -255,10 +269,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             depth,
             movetime,
             multipv,
+            threads,
+            hash,
         } => {
             let pos = parse_position(variant, fen.as_deref())?;
             let game = rules::Game::new(pos);
-            let mut searcher = engine::search::Searcher::new(64);
+            let mut searcher = engine::search::Searcher::with_threads(hash, threads as usize);
             let limits = engine::search::Limits {
                 depth,
                 multipv,

@@ -189,3 +189,31 @@ fn every_subcommand_has_help() {
         assert!(out.contains("Usage"), "{sub}");
     }
 }
+
+#[test]
+fn analyse_with_threads_gives_a_legal_best_turn() {
+    let (code, out, err) = run(
+        &[
+            "analyse",
+            "--variant",
+            "twinmove",
+            "--depth",
+            "5",
+            "--threads",
+            "2",
+            "--hash",
+            "8",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let turn = out
+        .lines()
+        .find_map(|l| l.strip_prefix("best turn: "))
+        .expect("a best turn");
+    let (code, lines, _) = run(&["turns", "--variant", "twinmove"], None);
+    assert_eq!(code, 0);
+    assert!(lines.lines().any(|l| l == turn), "{turn}");
+    let (code, _, _) = run(&["analyse", "--depth", "2", "--threads", "0"], None);
+    assert_eq!(code, 2);
+}

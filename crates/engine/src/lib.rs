@@ -3,7 +3,9 @@
 
 pub mod bench;
 pub mod eval;
+pub mod history;
 pub mod levels;
+pub mod movepick;
 pub mod search;
 pub mod see;
 pub mod timeman;

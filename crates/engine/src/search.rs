@@ -3,12 +3,14 @@
 //! Depth counts moves; mate scores count moves internally and are reported in turns.
 
 use crate::eval::{evaluate, PIECE_VALUE};
+use crate::history::History;
+use crate::movepick::{is_tactical, order_score, victim_value, Hints, MovePicker};
 use crate::see::see_ge;
 use crate::tt::{Bound, TranspositionTable};
 use rules::bitboard::tables;
 use rules::game::Game;
-use rules::{Color, Move, MoveList, Phase, Position, Role, Variant};
-use std::sync::atomic::{AtomicBool, Ordering};
+use rules::{Color, Move, Phase, Position, Role, Variant};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,6 +29,10 @@ pub struct Limits {
     /// Abort the search at this time.
     pub hard_time: Option<Duration>,
     pub multipv: usize,
+    /// `go ponder`: while this flag is set the search has no time limits and does not return (it
+    /// waits after its last iteration); when it is cleared (`ponderhit`) the soft and hard limits
+    /// count from that moment. `stop` (the searcher's stop flag) ends a pondering search as any other.
+    pub ponder: Option<Arc<AtomicBool>>,
 }
 
 /// One analysed line: its moves from the root and its score for the side to move at the root.
@@ -57,45 +63,50 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// History scores are kept within ±HISTORY_MAX (updates pull them towards the bound, not past it).
-const HISTORY_MAX: i32 = 16_384;
-
-/// History heuristic indices: side, phase (start/response/second), from, to.
-type History = Vec<[[i32; 64]; 64]>;
-
 /// What the search keeps per ply: the moves being tried there and what the ply remembers.
 struct Ply {
-    moves: MoveList,
-    scores: [i32; MoveList::CAPACITY],
-    next: usize,
+    picker: MovePicker,
     side: Color,
     static_eval: i32,
     /// The move being searched from this ply (None for a null move).
     current: Option<Move>,
-    killers: [Option<Move>; 2],
     null: bool,
 }
 
 impl Ply {
     fn new() -> Ply {
         Ply {
-            moves: MoveList::new(),
-            scores: [0; MoveList::CAPACITY],
-            next: 0,
+            picker: MovePicker::new(),
             side: Color::White,
             static_eval: 0,
             current: None,
-            killers: [None; 2],
             null: false,
         }
     }
 }
 
+/// The most search threads (UCI `Threads`).
+pub const MAX_THREADS: usize = 256;
+
+/// The search: a transposition table shared by one or more search threads (Lazy SMP). The main
+/// thread (the caller's) runs the iterative deepening that decides the result, reports and keeps
+/// time; helper threads search the same root with their own history, odd ones one move deeper, and
+/// help only through the table. They stop when the main thread is done.
 pub struct Searcher {
-    pub tt: TranspositionTable,
+    pub tt: Arc<TranspositionTable>,
+    main: Worker,
+    helpers: Vec<Worker>,
+    stop: Arc<AtomicBool>,
+    /// Set by the main thread when it is done: the helpers stop.
+    done: Arc<AtomicBool>,
+}
+
+/// One search thread's state.
+struct Worker {
+    /// 0 for the main thread.
+    id: usize,
+    tt: Arc<TranspositionTable>,
     history: History,
-    /// The quiet move that last refuted each previous move (indexed by its from and to squares).
-    countermoves: Vec<Option<Move>>,
     stack: Vec<Ply>,
     pv: Vec<Vec<Move>>,
     /// Repetition keys of the positions from the root to the current node.
@@ -108,34 +119,17 @@ pub struct Searcher {
     limits: Limits,
     aborted: bool,
     stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    /// This thread's node count, published every 1024 nodes for the main thread's reports and limits.
+    published: Arc<AtomicU64>,
+    /// The main thread: the helpers' published counters, and their sum at the last look.
+    helper_nodes: Vec<Arc<AtomicU64>>,
+    helper_sum: u64,
+    /// Pondering (see [`Limits::ponder`]); time limits count from `time_base`.
+    pondering: bool,
+    time_base: Instant,
     /// Late move reductions by depth and move number.
     reductions: [[u8; 64]; 64],
-}
-
-fn phase_index(p: Phase) -> usize {
-    match p {
-        Phase::Start => 0,
-        Phase::Response => 1,
-        Phase::Second => 2,
-    }
-}
-
-fn is_capture(pos: &Position, m: Move) -> bool {
-    m.is_en_passant() || pos.board().piece_at(m.to()).is_some()
-}
-
-fn is_tactical(pos: &Position, m: Move) -> bool {
-    is_capture(pos, m) || m.promotion() == Some(Role::Queen)
-}
-
-fn victim_value(pos: &Position, m: Move) -> i32 {
-    if m.is_en_passant() {
-        PIECE_VALUE[Role::Pawn.index()]
-    } else {
-        pos.board()
-            .role_at(m.to())
-            .map_or(0, |r| PIECE_VALUE[r.index()])
-    }
 }
 
 /// Whether the side to move, at the start of its turn, may make two moves in it (Two Move Chess's
@@ -244,17 +238,118 @@ pub fn mate_in_turns(root: &Position, line: &Line) -> Option<i32> {
 }
 
 impl Searcher {
+    /// A one-thread searcher with a table of about `hash_mb` megabytes.
     pub fn new(hash_mb: usize) -> Searcher {
+        Searcher::with_threads(hash_mb, 1)
+    }
+
+    /// A searcher with `threads` search threads (1..=[`MAX_THREADS`]) sharing a table of about
+    /// `hash_mb` megabytes.
+    pub fn with_threads(hash_mb: usize, threads: usize) -> Searcher {
+        let tt = Arc::new(TranspositionTable::new(hash_mb));
+        let stop = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        let mut s = Searcher {
+            main: Worker::new(0, tt.clone(), stop.clone(), done.clone()),
+            tt,
+            helpers: Vec::new(),
+            stop,
+            done,
+        };
+        s.set_threads(threads);
+        s
+    }
+
+    /// Sets the number of search threads (clamped to 1..=[`MAX_THREADS`]); the table is kept.
+    pub fn set_threads(&mut self, threads: usize) {
+        let helpers = threads.clamp(1, MAX_THREADS) - 1;
+        self.helpers.truncate(helpers);
+        while self.helpers.len() < helpers {
+            let id = self.helpers.len() + 1;
+            let w = Worker::new(id, self.tt.clone(), self.stop.clone(), self.done.clone());
+            self.helpers.push(w);
+        }
+        self.main.helper_nodes = self.helpers.iter().map(|h| h.published.clone()).collect();
+    }
+
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// The flag that stops a running search when set (from another thread).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Forgets everything learnt: the table and every thread's history.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.main.history.clear();
+        for h in &mut self.helpers {
+            h.history.clear();
+        }
+    }
+
+    /// The quiescence score of `pos` for its side to move (captures and promotions resolved), with no
+    /// time or node limit. The tuner uses it to keep only quiet positions (where it equals the static
+    /// evaluation).
+    pub fn quiescence(&mut self, pos: &Position) -> i32 {
+        self.main.quiescence(pos)
+    }
+
+    /// Searches `game`'s current position on all threads. `info` receives a report after each
+    /// iteration the main thread completes; the result is the main thread's.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        info: &mut dyn FnMut(&Report),
+    ) -> Option<SearchResult> {
+        if game.position().legal_moves().is_empty() {
+            return None;
+        }
+        self.tt.new_search();
+        if self.helpers.is_empty() {
+            return self.main.search(game, limits, info);
+        }
+        self.done.store(false, Ordering::Relaxed);
+        for h in &self.helpers {
+            h.published.store(0, Ordering::Relaxed);
+        }
+        let helper_limits = Limits {
+            multipv: 1,
+            ..Limits::default()
+        };
+        let (main, helpers, done) = (&mut self.main, &mut self.helpers, &self.done);
+        std::thread::scope(|s| {
+            for h in helpers.iter_mut() {
+                let l = &helper_limits;
+                s.spawn(move || h.search(game, l, &mut |_| {}));
+            }
+            let r = main.search(game, limits, info);
+            done.store(true, Ordering::Relaxed);
+            r
+        })
+    }
+}
+
+impl Worker {
+    fn new(
+        id: usize,
+        tt: Arc<TranspositionTable>,
+        stop: Arc<AtomicBool>,
+        done: Arc<AtomicBool>,
+    ) -> Worker {
         let mut reductions = [[0u8; 64]; 64];
         for (d, row) in reductions.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate().skip(1) {
                 *r = (0.75 + (d as f64).ln() * (i as f64).ln() / 2.25) as u8;
             }
         }
-        Searcher {
-            tt: TranspositionTable::new(hash_mb),
-            history: vec![[[0; 64]; 64]; 6],
-            countermoves: vec![None; 64 * 64],
+        Worker {
+            id,
+            tt,
+            history: History::new(MAX_PLY + 2),
             stack: (0..MAX_PLY + 2).map(|_| Ply::new()).collect(),
             pv: vec![Vec::new(); MAX_PLY + 2],
             path: Vec::with_capacity(MAX_PLY + 2),
@@ -264,31 +359,44 @@ impl Searcher {
             start: Instant::now(),
             limits: Limits::default(),
             aborted: false,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop,
+            done,
+            published: Arc::new(AtomicU64::new(0)),
+            helper_nodes: Vec::new(),
+            helper_sum: 0,
+            pondering: false,
+            time_base: Instant::now(),
             reductions,
         }
     }
 
-    /// The flag that stops a running search when set (from another thread).
-    pub fn stop_flag(&self) -> Arc<AtomicBool> {
-        self.stop.clone()
+    fn refresh_helper_nodes(&mut self) {
+        if !self.helper_nodes.is_empty() {
+            self.helper_sum = self
+                .helper_nodes
+                .iter()
+                .map(|n| n.load(Ordering::Relaxed))
+                .sum();
+        }
     }
 
-    pub fn clear(&mut self) {
-        self.tt.clear();
-        self.history.iter_mut().for_each(|h| *h = [[0; 64]; 64]);
-        self.countermoves.iter_mut().for_each(|c| *c = None);
+    /// Nodes of all threads (the helpers' as last published).
+    fn total_nodes(&self) -> u64 {
+        self.nodes + self.helper_sum
     }
 
-    fn hist(&mut self, pos: &Position, m: Move) -> &mut i32 {
-        let i = pos.turn().index() * 3 + phase_index(pos.phase());
-        &mut self.history[i][m.from().index()][m.to().index()]
-    }
-
-    /// Moves a history score towards +-HISTORY_MAX by `bonus` (negative for a malus).
-    fn update_history(&mut self, pos: &Position, m: Move, bonus: i32) {
-        let h = self.hist(pos, m);
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    /// Notices a `ponderhit`: from now on the time limits apply, counted from now.
+    fn check_ponderhit(&mut self) {
+        if self.pondering
+            && !self
+                .limits
+                .ponder
+                .as_ref()
+                .is_some_and(|p| p.load(Ordering::Relaxed))
+        {
+            self.pondering = false;
+            self.time_base = Instant::now();
+        }
     }
 
     #[inline]
@@ -297,32 +405,35 @@ impl Searcher {
             return true;
         }
         if self.nodes & 1023 == 0 {
-            let out_of_time = self
-                .limits
-                .hard_time
-                .is_some_and(|t| self.start.elapsed() >= t);
-            if out_of_time || self.stop.load(Ordering::Relaxed) {
+            self.published.store(self.nodes, Ordering::Relaxed);
+            self.refresh_helper_nodes();
+            self.check_ponderhit();
+            let out_of_time = !self.pondering
+                && self
+                    .limits
+                    .hard_time
+                    .is_some_and(|t| self.time_base.elapsed() >= t);
+            let helper_done = self.id != 0 && self.done.load(Ordering::Relaxed);
+            if out_of_time || helper_done || self.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }
         }
-        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+        if self.limits.nodes.is_some_and(|n| self.total_nodes() >= n) {
             self.aborted = true;
         }
         self.aborted
     }
 
-    /// The quiescence score of `pos` for its side to move (captures and promotions resolved), with no
-    /// time or node limit. The tuner uses it to keep only quiet positions (where it equals the static
-    /// evaluation).
-    pub fn quiescence(&mut self, pos: &Position) -> i32 {
+    fn quiescence(&mut self, pos: &Position) -> i32 {
         self.limits = Limits::default();
         self.aborted = false;
         self.path.clear();
         self.qsearch(pos, -INF, INF, 0, true)
     }
 
-    /// Searches `game`'s current position. `info` receives a report after each completed iteration.
-    pub fn search(
+    /// Iterative deepening on `game`'s current position (which has a legal move). `info` receives a
+    /// report after each completed iteration. A helper (id > 0) returns None when told to stop.
+    fn search(
         &mut self,
         game: &Game,
         limits: &Limits,
@@ -334,24 +445,23 @@ impl Searcher {
             return None;
         }
         self.start = Instant::now();
+        self.time_base = self.start;
         self.limits = limits.clone();
+        self.pondering = limits
+            .ponder
+            .as_ref()
+            .is_some_and(|p| p.load(Ordering::Relaxed));
         self.nodes = 0;
+        self.published.store(0, Ordering::Relaxed);
+        self.helper_sum = 0;
         self.seldepth = 0;
         self.aborted = false;
-        self.tt.new_search();
         for ply in self.stack.iter_mut() {
-            ply.killers = [None; 2];
             ply.null = false;
         }
         self.game_keys.clear();
         self.game_keys.extend(game.earlier_repetition_keys());
-        for h in self.history.iter_mut() {
-            for row in h.iter_mut() {
-                for v in row.iter_mut() {
-                    *v /= 2;
-                }
-            }
-        }
+        self.history.new_search();
         let multipv = limits.multipv.clamp(1, root_moves.len());
         // The first iteration covers the rest of the current turn.
         let first_depth = if root.phase() == Phase::Second || root.variant() == Variant::Chess {
@@ -361,7 +471,8 @@ impl Searcher {
         };
         let max_depth = limits.depth.unwrap_or(MAX_PLY as i32 - 10).max(1);
         let mut best: Option<(Vec<Line>, i32)> = None;
-        let mut depth = first_depth.min(max_depth);
+        // Helpers vary the depths: odd ones search one move deeper than the main thread.
+        let mut depth = (first_depth + (self.id % 2) as i32).min(max_depth);
         let (mut stable, mut falling) = (0usize, false);
         let (mut last_best, mut last_score): (Option<Move>, Option<i32>) = (None, None);
         loop {
@@ -392,10 +503,11 @@ impl Searcher {
             let complete = !self.aborted;
             if !lines.is_empty() && (complete || best.is_none()) {
                 lines.sort_by_key(|l| std::cmp::Reverse(l.score));
+                self.refresh_helper_nodes();
                 info(&Report {
                     depth,
                     seldepth: self.seldepth,
-                    nodes: self.nodes,
+                    nodes: self.total_nodes(),
                     elapsed: self.start.elapsed(),
                     hashfull: self.tt.hashfull(),
                     lines: lines.clone(),
@@ -416,7 +528,8 @@ impl Searcher {
                 last_best = Some(first);
                 last_score = Some(score);
             }
-            if let Some(soft) = self.limits.soft_time {
+            self.check_ponderhit();
+            if let Some(soft) = self.limits.soft_time.filter(|_| !self.pondering) {
                 // A best move that keeps changing, or a score that falls, earns more time; a forced move
                 // (the only legal one in a single-move turn) and a long-settled best move earn less.
                 let single_move_turn =
@@ -426,7 +539,7 @@ impl Searcher {
                 }
                 let stability = [1.5, 1.2, 1.0, 0.85, 0.7][stable.min(4)];
                 let factor = stability * if falling { 1.3 } else { 1.0 };
-                if self.start.elapsed().as_secs_f64() >= soft.as_secs_f64() * factor {
+                if self.time_base.elapsed().as_secs_f64() >= soft.as_secs_f64() * factor {
                     break;
                 }
             }
@@ -438,13 +551,22 @@ impl Searcher {
             }
             depth += 1;
         }
+        self.published.store(self.nodes, Ordering::Relaxed);
+        if self.id != 0 {
+            return None;
+        }
+        // A pondering search that has nothing more to do waits for `ponderhit` or `stop`.
+        while self.pondering && !self.stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(1));
+            self.check_ponderhit();
+        }
         // Stopped before the first iteration finished: play the best-ordered move rather than nothing.
         let (lines, depth) = best.unwrap_or_else(|| {
             let tt_move = self.tt.probe(root.hash()).and_then(|e| e.best);
             let first = root_moves
                 .iter()
                 .copied()
-                .max_by_key(|&m| self.order_score(&root, m, tt_move, 0, None))
+                .max_by_key(|&m| self.root_order(&root, m, tt_move))
                 .expect("a legal move exists");
             (
                 vec![Line {
@@ -456,11 +578,12 @@ impl Searcher {
         });
         let pv = lines[0].moves.clone();
         let turn = self.complete_turn(&root, &pv, depth);
+        self.refresh_helper_nodes();
         Some(SearchResult {
             turn,
             score: lines[0].score,
             depth,
-            nodes: self.nodes,
+            nodes: self.total_nodes(),
             pv,
         })
     }
@@ -511,7 +634,7 @@ impl Searcher {
                     // Within the same clock: the hard limit still counts from the search's start.
                     self.aborted = false;
                     self.limits = Limits {
-                        nodes: Some(self.nodes + 20_000),
+                        nodes: Some(self.total_nodes() + 20_000),
                         hard_time: self.limits.hard_time,
                         ..Limits::default()
                     };
@@ -548,7 +671,7 @@ impl Searcher {
             .iter()
             .copied()
             .filter(|m| !excluded.contains(m))
-            .map(|m| (self.order_score(root, m, prev_best.or(tt_best), 0, None), m))
+            .map(|m| (self.root_order(root, m, prev_best.or(tt_best)), m))
             .collect();
         if scored.is_empty() {
             return (-INF, Vec::new());
@@ -663,101 +786,36 @@ impl Searcher {
         }
     }
 
-    /// Move ordering: the table's move, winning and even captures (most valuable victim, least valuable
-    /// attacker), queen promotions, killers, the countermove, quiet moves by history, losing captures,
-    /// under-promotions.
-    fn order_score(
-        &mut self,
-        pos: &Position,
-        m: Move,
-        tt_move: Option<Move>,
-        ply: usize,
-        counter: Option<Move>,
-    ) -> i32 {
-        if Some(m) == tt_move {
-            return 30_000_000;
-        }
-        if is_capture(pos, m) {
-            let attacker = pos
-                .board()
-                .role_at(m.from())
-                .map_or(0, |r| PIECE_VALUE[r.index()]);
-            let mvv_lva = victim_value(pos, m) * 8 - attacker / 100;
-            return if see_ge(pos, m, 0) {
-                20_000_000 + mvv_lva
-            } else {
-                -10_000_000 + mvv_lva
-            };
-        }
-        match m.promotion() {
-            Some(Role::Queen) => return 19_000_000,
-            Some(_) => return -20_000_000,
-            None => {}
-        }
-        let killers = self.stack[ply].killers;
-        if killers[0] == Some(m) {
-            return 15_000_000;
-        }
-        if killers[1] == Some(m) {
-            return 14_000_000;
-        }
-        if counter == Some(m) {
-            return 13_000_000;
-        }
-        *self.hist(pos, m)
+    /// The ordering score of root move `m` ([`order_score`] at ply 0, with no previous move).
+    fn root_order(&self, root: &Position, m: Move, tt_move: Option<Move>) -> i32 {
+        let hints = Hints {
+            tt_move,
+            killers: self.history.killers(0),
+            counter: None,
+        };
+        order_score(root, m, &hints, &self.history)
     }
 
-    /// Lists `pos`'s moves (all, or only captures and promotions) at `ply` with their ordering scores.
+    /// The move played at the ply before `ply` (None at the root and after a null move).
+    fn previous_move(&self, ply: usize) -> Option<Move> {
+        self.stack[ply.checked_sub(1)?].current
+    }
+
+    /// Lists `pos`'s moves at `ply` in the ply's picker.
     fn generate(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>, tactical_only: bool) {
-        if tactical_only {
-            pos.tactical_moves_into(&mut self.stack[ply].moves);
-        } else {
-            pos.legal_moves_into(&mut self.stack[ply].moves);
-        }
-        let counter = self.countermove(ply);
-        for i in 0..self.stack[ply].moves.len() {
-            let m = self.stack[ply].moves.as_slice()[i];
-            let s = if tactical_only && Some(m) != tt_move {
-                let attacker = pos
-                    .board()
-                    .role_at(m.from())
-                    .map_or(0, |r| PIECE_VALUE[r.index()]);
-                victim_value(pos, m) * 8 - attacker / 100
-                    + m.promotion().map_or(0, |r| PIECE_VALUE[r.index()])
-            } else {
-                self.order_score(pos, m, tt_move, ply, counter)
-            };
-            self.stack[ply].scores[i] = s;
-        }
-        self.stack[ply].next = 0;
+        let hints = Hints {
+            tt_move,
+            killers: self.history.killers(ply),
+            counter: self.history.countermove(self.previous_move(ply)),
+        };
+        self.stack[ply]
+            .picker
+            .generate(pos, &hints, &self.history, tactical_only);
     }
 
-    /// The next move to try at `ply`: the best-scored one not tried yet.
     #[inline]
     fn next_move(&mut self, ply: usize) -> Option<Move> {
-        let p = &mut self.stack[ply];
-        let n = p.moves.len();
-        if p.next >= n {
-            return None;
-        }
-        let mut best = p.next;
-        for i in p.next + 1..n {
-            if p.scores[i] > p.scores[best] {
-                best = i;
-            }
-        }
-        let m = p.moves.as_slice()[best];
-        if best != p.next {
-            p.scores.swap(best, p.next);
-            p.moves.swap(best, p.next);
-        }
-        p.next += 1;
-        Some(m)
-    }
-
-    fn countermove(&self, ply: usize) -> Option<Move> {
-        let prev = self.stack[ply.checked_sub(1)?].current?;
-        self.countermoves[prev.from().index() * 64 + prev.to().index()]
+        self.stack[ply].picker.next_move()
     }
 
     fn negamax(&mut self, pos: &Position, depth: i32, alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -884,11 +942,11 @@ impl Searcher {
         }
 
         self.generate(pos, ply, tt_move, false);
-        if self.stack[ply].moves.is_empty() {
+        if self.stack[ply].picker.is_empty() {
             return self.terminal_score(pos, ply);
         }
-        let counter = self.countermove(ply);
-        let killers = self.stack[ply].killers;
+        let counter = self.history.countermove(self.previous_move(ply));
+        let killers = self.history.killers(ply);
         let original_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move = None;
@@ -942,7 +1000,7 @@ impl Searcher {
                     r -= pv_node as i32;
                     r -= (killers.contains(&Some(m)) || counter == Some(m)) as i32;
                     r -= (gives_check || in_check) as i32;
-                    r -= *self.hist(pos, m) / 6000;
+                    r -= self.history.score(pos, m) / 6000;
                     r = r.clamp(0, depth - 2);
                 }
                 score = self.child_search(pos, &child, depth - 1 - r, alpha, alpha + 1, ply + 1);
@@ -969,7 +1027,9 @@ impl Searcher {
             }
             if alpha >= beta {
                 if !tactical {
-                    self.reward_quiet(pos, ply, m, depth, &quiets[..quiet_count]);
+                    let prev = self.previous_move(ply);
+                    self.history
+                        .reward_quiet(pos, ply, prev, m, depth, &quiets[..quiet_count]);
                 }
                 break;
             }
@@ -988,24 +1048,6 @@ impl Searcher {
             bound,
         );
         best_score
-    }
-
-    /// A quiet move refuted the opponent's last move: remember it as killer and countermove, raise its
-    /// history and lower the history of the quiet moves tried before it.
-    fn reward_quiet(&mut self, pos: &Position, ply: usize, m: Move, depth: i32, tried: &[Move]) {
-        let killers = &mut self.stack[ply].killers;
-        if killers[0] != Some(m) {
-            killers[1] = killers[0];
-            killers[0] = Some(m);
-        }
-        if let Some(prev) = ply.checked_sub(1).and_then(|p| self.stack[p].current) {
-            self.countermoves[prev.from().index() * 64 + prev.to().index()] = Some(m);
-        }
-        let bonus = (16 * depth * depth).min(1600);
-        self.update_history(pos, m, bonus);
-        for &q in tried {
-            self.update_history(pos, q, -bonus);
-        }
     }
 
     /// Quiescence: stand pat or captures and queen promotions (all moves when in check). At the
@@ -1047,7 +1089,7 @@ impl Searcher {
         if in_check {
             static_eval = -INF;
             self.generate(pos, ply, tt_move, false);
-            if self.stack[ply].moves.is_empty() {
+            if self.stack[ply].picker.is_empty() {
                 return self.terminal_score(pos, ply);
             }
         } else {

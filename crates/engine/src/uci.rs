@@ -3,7 +3,7 @@
 //! thread; this thread keeps reading commands (`stop`, `isready`, `quit`) meanwhile.
 
 use crate::levels::{self, Level};
-use crate::search::{mate_in_turns, Limits, Report, SearchResult, Searcher};
+use crate::search::{mate_in_turns, Limits, Report, SearchResult, Searcher, MAX_THREADS};
 use crate::timeman::{allocate, Clock};
 use rules::game::Game;
 use rules::perft::divide;
@@ -70,6 +70,7 @@ struct GoParams {
     nodes: Option<u64>,
     movetime: Option<u64>,
     infinite: bool,
+    ponder: bool,
     perft: Option<u32>,
 }
 
@@ -97,7 +98,11 @@ fn parse_go(tokens: &[&str]) -> Result<GoParams, String> {
             "movetime" => g.movetime = Some(num(i)?),
             "perft" => g.perft = Some(num(i)? as u32),
             "infinite" | "ponder" => {
-                g.infinite = true;
+                if tokens[i] == "ponder" {
+                    g.ponder = true;
+                } else {
+                    g.infinite = true;
+                }
                 i += 1;
                 continue;
             }
@@ -120,6 +125,11 @@ pub struct UciEngine {
     out: Output,
     multipv: usize,
     hash_mb: usize,
+    threads: usize,
+    /// `setoption name Ponder value true`: `bestmove` names the expected reply (`ponder <turn>`).
+    ponder_option: bool,
+    /// Set while a `go ponder` search waits for `ponderhit` (see `Limits::ponder`).
+    pondering: Arc<AtomicBool>,
     level: Level,
     overhead_ms: u64,
     seed: u64,
@@ -139,6 +149,9 @@ impl UciEngine {
             out,
             multipv: 1,
             hash_mb: 64,
+            threads: 1,
+            ponder_option: false,
+            pondering: Arc::new(AtomicBool::new(false)),
             level,
             overhead_ms: 50,
             seed: 0x2545_F491_4F6C_DD1D
@@ -155,6 +168,7 @@ impl UciEngine {
     }
 
     fn stop_search(&mut self) {
+        self.pondering.store(false, Ordering::Relaxed);
         self.stop.store(true, Ordering::Relaxed);
         self.wait_search();
     }
@@ -179,8 +193,13 @@ impl UciEngine {
                 );
                 say(
                     &self.out,
+                    &format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+                );
+                say(
+                    &self.out,
                     "option name MultiPV type spin default 1 min 1 max 64",
                 );
+                say(&self.out, "option name Ponder type check default false");
                 say(
                     &self.out,
                     &format!(
@@ -216,7 +235,9 @@ impl UciEngine {
                     Err(e) => say(&self.out, &format!("info string error: {e}")),
                 }
             }
-            "stop" | "ponderhit" => self.stop_search(),
+            "stop" => self.stop_search(),
+            // The search goes on under the normal time limits, counted from now.
+            "ponderhit" => self.pondering.store(false, Ordering::Relaxed),
             "quit" => {
                 self.stop_search();
                 return false;
@@ -260,11 +281,23 @@ impl UciEngine {
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if (1..=4096).contains(&mb) => {
                     self.hash_mb = mb;
-                    let fresh = Searcher::new(mb);
+                    let fresh = Searcher::with_threads(mb, self.threads);
                     self.stop = fresh.stop_flag();
                     *self.lock_searcher() = fresh;
                 }
                 _ => bad(self, &format!("Hash: '{value}' is not 1..4096")),
+            },
+            "threads" => match value.parse::<usize>() {
+                Ok(n) if (1..=MAX_THREADS).contains(&n) => {
+                    self.threads = n;
+                    self.lock_searcher().set_threads(n);
+                }
+                _ => bad(self, &format!("Threads: '{value}' is not 1..{MAX_THREADS}")),
+            },
+            "ponder" => match value.to_ascii_lowercase().as_str() {
+                "true" => self.ponder_option = true,
+                "false" => self.ponder_option = false,
+                _ => bad(self, &format!("Ponder: '{value}' is not true or false")),
             },
             "multipv" => match value.parse::<usize>() {
                 Ok(k) if (1..=64).contains(&k) => self.multipv = k,
@@ -282,7 +315,7 @@ impl UciEngine {
                 _ => bad(self, &format!("Move Overhead: '{value}' is not a number")),
             },
             "clear hash" => self.lock_searcher().clear(),
-            "ponder" | "uci_analysemode" => {}
+            "uci_analysemode" => {}
             _ => bad(self, &format!("unknown option '{name}'")),
         }
     }
@@ -348,17 +381,23 @@ impl UciEngine {
             limits.hard_time = Some(hard);
         }
         self.level.restrict(&mut limits);
+        if g.ponder {
+            self.pondering.store(true, Ordering::Relaxed);
+            limits.ponder = Some(self.pondering.clone());
+        }
+        let ponder_option = self.ponder_option;
         self.seed = rules::rng::lcg64(self.seed);
         let seed = self.seed;
         let level = self.level;
         let game = self.game.clone();
         let out = self.out.clone();
         let searcher = self.searcher.clone();
+        let stop = self.stop.clone();
         self.stop.store(false, Ordering::Relaxed);
         self.search_thread = Some(std::thread::spawn(move || {
             let root = *game.position();
-            let result: Option<Vec<Move>> = match level.chooser() {
-                Some(choose) => choose(&game, seed),
+            let result: Option<(Vec<Move>, Vec<Move>)> = match level.chooser() {
+                Some(choose) => choose(&game, seed).map(|t| (t, Vec::new())),
                 None => {
                     let mut s = searcher.lock().unwrap_or_else(|e| e.into_inner());
                     let mut report = |r: &Report| {
@@ -367,15 +406,57 @@ impl UciEngine {
                         }
                     };
                     s.search(&game, &limits, &mut report)
-                        .map(|r: SearchResult| r.turn)
+                        .map(|r: SearchResult| {
+                            let reply = expected_reply(&root, &r.turn, &r.pv);
+                            (r.turn, reply)
+                        })
                 }
             };
+            // A pondering level-1/2 answer or an empty position still waits for ponderhit or stop.
+            if let Some(p) = &limits.ponder {
+                while p.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
             match result {
-                Some(turn) => say(&out, &format!("bestmove {}", rules::game::turn_uci(&turn))),
+                Some((turn, reply)) if ponder_option && !reply.is_empty() => say(
+                    &out,
+                    &format!(
+                        "bestmove {} ponder {}",
+                        rules::game::turn_uci(&turn),
+                        rules::game::turn_uci(&reply)
+                    ),
+                ),
+                Some((turn, _)) => say(&out, &format!("bestmove {}", rules::game::turn_uci(&turn))),
                 None => say(&out, "bestmove (none)"),
             }
         }));
     }
+}
+
+/// The opponent's whole turn after `turn` as the principal variation `pv` has it (for `bestmove …
+/// ponder …`), or nothing if the line stops before that turn is complete or the game ends.
+fn expected_reply(root: &Position, turn: &[Move], pv: &[Move]) -> Vec<Move> {
+    if pv.len() <= turn.len() || !pv.starts_with(turn) {
+        return Vec::new();
+    }
+    let mut pos = *root;
+    for &m in turn {
+        pos = pos.after(m);
+    }
+    let mover = pos.turn();
+    let mut reply = Vec::new();
+    for &m in &pv[turn.len()..] {
+        if !pos.is_legal(m) {
+            break;
+        }
+        reply.push(m);
+        pos = pos.after(m);
+        if pos.turn() != mover || pos.king_captured().is_some() {
+            return reply;
+        }
+    }
+    Vec::new()
 }
 
 /// Runs the protocol on `input` until `quit` or end of input.

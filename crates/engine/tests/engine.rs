@@ -397,3 +397,269 @@ fn a_search_stopped_at_once_still_returns_a_legal_turn() {
     };
     assert_ne!(bestmove(&out), "(none)");
 }
+
+/// `doublemove bench`'s node count is the search's signature: it changes only when the search does
+/// (a change of move ordering, pruning or the table). Update it deliberately, with the reason.
+#[test]
+fn bench_signature() {
+    let mut sink = Vec::new();
+    let (nodes, _) = engine::bench::run(&mut sink);
+    assert_eq!(nodes, engine::bench::SIGNATURE);
+}
+
+/// Positions of every variant, at the start of a turn and half way through one.
+const SMP_POSITIONS: &[(Variant, &str)] = &[
+    (
+        Variant::Chess,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    ),
+    (Variant::Chess, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+    (
+        Variant::TwoMove,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 R",
+    ),
+    (
+        Variant::TwoMove,
+        "r1bqkb1r/pp1npppp/3p1n2/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 2 3 T",
+    ),
+    (
+        Variant::TwoMove,
+        "r2qk2r/ppp3p1/5n2/1Bbp1PBp/1n6/2N2N1P/PPP2PPR/R2Q1K2 b kq - 1 8 T",
+    ),
+    (
+        Variant::DoubleMove,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 WB",
+    ),
+    (
+        Variant::DoubleMove,
+        "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+    ),
+    (Variant::DoubleMove, "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1 --"),
+    (
+        Variant::Twinmove,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 T",
+    ),
+    (
+        Variant::Twinmove,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 T",
+    ),
+];
+
+#[test]
+fn multi_threaded_search_returns_a_legal_whole_turn() {
+    let mut variants_seen = std::collections::HashSet::new();
+    for &(variant, fen) in SMP_POSITIONS {
+        variants_seen.insert(variant);
+        let pos = Position::from_fen(variant, fen).unwrap();
+        // Also from half way through the turn, where there is one.
+        let mut roots = vec![pos];
+        if let Some(&m) = pos
+            .legal_moves()
+            .iter()
+            .find(|&&m| pos.after(m).turn() == pos.turn())
+        {
+            roots.push(pos.after(m));
+        }
+        for root in roots {
+            let legal = legal_turns(&root);
+            for threads in [2, 3] {
+                for limits in [
+                    Limits {
+                        depth: Some(6),
+                        ..Limits::default()
+                    },
+                    Limits {
+                        nodes: Some(30_000),
+                        ..Limits::default()
+                    },
+                    Limits {
+                        hard_time: Some(std::time::Duration::from_millis(30)),
+                        soft_time: Some(std::time::Duration::from_millis(30)),
+                        multipv: 2,
+                        ..Limits::default()
+                    },
+                ] {
+                    let mut s = Searcher::with_threads(4, threads);
+                    assert_eq!(s.threads(), threads);
+                    let mut reports = 0;
+                    let r = s
+                        .search(&Game::new(root), &limits, &mut |_| reports += 1)
+                        .expect("a legal move exists");
+                    assert!(
+                        legal.contains(&r.turn),
+                        "{variant} {} threads {threads} {limits:?}: {:?}",
+                        root.fen(),
+                        r.turn
+                    );
+                    assert!(reports > 0);
+                    if limits.depth == Some(6) {
+                        assert!(r.depth >= 6 || r.score.abs() >= engine::search::MATE_BOUND);
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(variants_seen.len(), Variant::ALL.len());
+}
+
+#[test]
+fn threads_can_change_between_searches() {
+    let game = Game::new(Position::start(Variant::TwoMove));
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    let mut s = Searcher::new(4);
+    for threads in [4, 1, 2, 1] {
+        s.set_threads(threads);
+        let r = s.search(&game, &limits, &mut |_| {}).unwrap();
+        assert!(legal_turns(game.position()).contains(&r.turn));
+    }
+    // One thread after helpers: the same search as a fresh one-thread searcher's, table aside.
+    s.clear();
+    let a = s.search(&game, &limits, &mut |_| {}).unwrap();
+    let b = Searcher::new(4)
+        .search(&game, &limits, &mut |_| {})
+        .unwrap();
+    assert_eq!((a.nodes, a.turn), (b.nodes, b.turn));
+}
+
+/// A UCI engine writing into a buffer, and a way to wait for a line.
+fn uci_engine() -> (UciEngine, Buffer) {
+    let buf = Buffer::default();
+    let out: Output = Arc::new(Mutex::new(Box::new(buf.clone())));
+    (UciEngine::new(out, Level::default()), buf)
+}
+
+fn lines_of(buf: &Buffer) -> Vec<String> {
+    String::from_utf8(buf.0.lock().unwrap().clone())
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn wait_for_bestmove(buf: &Buffer, within: std::time::Duration) -> Option<String> {
+    let deadline = std::time::Instant::now() + within;
+    while std::time::Instant::now() < deadline {
+        if let Some(b) = lines_of(buf)
+            .iter()
+            .find_map(|l| l.strip_prefix("bestmove ").map(str::to_string))
+        {
+            return Some(b);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    None
+}
+
+/// Plays `bestmove`'s turn (and its `ponder` turn, if any) from `moves` after the start position.
+fn check_bestmove(variant: Variant, moves: &[&str], bm: &str) {
+    let mut g = Game::new(Position::start(variant));
+    for t in moves {
+        g.play_turn_text(t, false).unwrap();
+    }
+    let mut parts = bm.split(" ponder ");
+    let turn = parts.next().unwrap();
+    g.play_turn_text(turn, false)
+        .unwrap_or_else(|e| panic!("{variant}: bestmove {bm}: {e}"));
+    if let Some(reply) = parts.next() {
+        g.play_turn_text(reply, false)
+            .unwrap_or_else(|e| panic!("{variant}: ponder {reply}: {e}"));
+    }
+}
+
+#[test]
+fn uci_go_ponder_waits_for_ponderhit_then_keeps_time() {
+    for (variant, name) in [
+        (Variant::Chess, "chess"),
+        (Variant::TwoMove, "two-move"),
+        (Variant::DoubleMove, "double-move"),
+        (Variant::Twinmove, "twinmove"),
+    ] {
+        let (mut e, buf) = uci_engine();
+        e.handle(&format!("setoption name UCI_Variant value {name}"));
+        e.handle("setoption name Threads value 2");
+        e.handle("setoption name Ponder value true");
+        let first = legal_turns(&Position::start(variant))[0].clone();
+        let first = rules::game::turn_uci(&first);
+        e.handle(&format!("position startpos moves {first}"));
+        // A clock that allows about 100 ms per turn; pondering ignores it.
+        e.handle("go ponder wtime 4000 btime 4000 winc 0 binc 0");
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert_eq!(
+            wait_for_bestmove(&buf, std::time::Duration::ZERO),
+            None,
+            "{name}"
+        );
+        e.handle("isready");
+        assert!(lines_of(&buf).iter().any(|l| l == "readyok"));
+        e.handle("ponderhit");
+        // Now the search runs under the clock: well within a second.
+        let hit = std::time::Instant::now();
+        let bm = wait_for_bestmove(&buf, std::time::Duration::from_secs(5)).expect("bestmove");
+        // Hard limit ~300 ms from ponderhit (generous for a loaded test machine).
+        assert!(
+            hit.elapsed() < std::time::Duration::from_secs(2),
+            "{name}: {:?}",
+            hit.elapsed()
+        );
+        eprintln!("{name}: bestmove {bm} {:?} after ponderhit", hit.elapsed());
+        check_bestmove(variant, &[&first], &bm);
+        // The search kept what it found while pondering: its info lines go on past 400 ms.
+        assert!(lines_of(&buf).iter().any(|l| l.starts_with("info depth")));
+        e.handle("quit");
+    }
+}
+
+#[test]
+fn uci_stop_during_ponder_gives_a_legal_bestmove() {
+    for (variant, name) in [(Variant::TwoMove, "two-move"), (Variant::Chess, "chess")] {
+        let (mut e, buf) = uci_engine();
+        e.handle(&format!("setoption name UCI_Variant value {name}"));
+        e.handle("setoption name Threads value 3");
+        e.handle("position startpos");
+        // A finished ponder search (depth 2) also waits for ponderhit or stop.
+        e.handle("go ponder depth 2 wtime 1000 btime 1000");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(wait_for_bestmove(&buf, std::time::Duration::ZERO), None);
+        e.handle("stop");
+        let bm = wait_for_bestmove(&buf, std::time::Duration::from_secs(2)).expect("bestmove");
+        assert!(!bm.contains("ponder"), "Ponder is off: {bm}");
+        check_bestmove(variant, &[], &bm);
+        // An unlimited ponder search on all threads, stopped.
+        e.handle("position startpos");
+        e.handle("go ponder");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let before = lines_of(&buf).len();
+        e.handle("stop");
+        let after = lines_of(&buf);
+        let bm = after[before..]
+            .iter()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .expect("stop joins the search thread after its bestmove");
+        check_bestmove(variant, &[], bm);
+        e.handle("quit");
+    }
+}
+
+#[test]
+fn uci_threads_option() {
+    let out = uci_session(&["uci"]);
+    assert!(out
+        .iter()
+        .any(|l| l == "option name Threads type spin default 1 min 1 max 256"));
+    let out = uci_session(&[
+        "setoption name Threads value 2",
+        "setoption name Hash value 8",
+        "setoption name UCI_Variant value double-move",
+        "position startpos",
+        "go depth 5",
+    ]);
+    check_bestmove(Variant::DoubleMove, &[], &bestmove(&out));
+    let out = uci_session(&[
+        "setoption name Threads value 0",
+        "setoption name Threads value 257",
+    ]);
+    assert_eq!(out.iter().filter(|l| l.contains("error")).count(), 2);
+}

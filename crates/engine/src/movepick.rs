@@ -1,0 +1,252 @@
+//! Move ordering. The rules crate lists all the legal moves of a position at once (or only the
+//! tactical ones, for quiescence), so the picker scores the list once and then hands the moves out
+//! best first, stage by stage: the table's move; captures that do not lose material by SEE (most
+//! valuable victim, least valuable attacker); queen promotions; the two killers; the countermove;
+//! quiet moves by history; losing captures; under-promotions. Each stage is a band of scores, so a
+//! move's stage is known from its score ([`Stage::of`]). No allocation per node: a picker lives in
+//! each ply of a search thread's stack.
+
+use crate::eval::PIECE_VALUE;
+use crate::history::History;
+use crate::see::see_ge;
+use rules::{Move, MoveList, Position, Role};
+
+/// The ordering stages, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    TtMove,
+    GoodCapture,
+    QueenPromotion,
+    Killer,
+    Countermove,
+    Quiet,
+    BadCapture,
+    UnderPromotion,
+}
+
+const TT_MOVE: i32 = 30_000_000;
+const GOOD_CAPTURE: i32 = 20_000_000;
+const QUEEN_PROMOTION: i32 = 19_000_000;
+const KILLER_1: i32 = 15_000_000;
+const KILLER_2: i32 = 14_000_000;
+const COUNTERMOVE: i32 = 13_000_000;
+const BAD_CAPTURE: i32 = -10_000_000;
+const UNDER_PROMOTION: i32 = -20_000_000;
+
+impl Stage {
+    /// The stage of a main-search ordering score.
+    pub fn of(score: i32) -> Stage {
+        match score {
+            s if s >= TT_MOVE => Stage::TtMove,
+            s if s >= GOOD_CAPTURE => Stage::GoodCapture,
+            s if s >= QUEEN_PROMOTION => Stage::QueenPromotion,
+            s if s >= KILLER_2 => Stage::Killer,
+            s if s >= COUNTERMOVE => Stage::Countermove,
+            s if s > BAD_CAPTURE + 1_000_000 => Stage::Quiet,
+            s if s > UNDER_PROMOTION + 1_000_000 => Stage::BadCapture,
+            _ => Stage::UnderPromotion,
+        }
+    }
+}
+
+pub fn is_capture(pos: &Position, m: Move) -> bool {
+    m.is_en_passant() || pos.board().piece_at(m.to()).is_some()
+}
+
+/// Captures and queen promotions.
+pub fn is_tactical(pos: &Position, m: Move) -> bool {
+    is_capture(pos, m) || m.promotion() == Some(Role::Queen)
+}
+
+pub fn victim_value(pos: &Position, m: Move) -> i32 {
+    if m.is_en_passant() {
+        PIECE_VALUE[Role::Pawn.index()]
+    } else {
+        pos.board()
+            .role_at(m.to())
+            .map_or(0, |r| PIECE_VALUE[r.index()])
+    }
+}
+
+/// Most valuable victim, least valuable attacker.
+fn mvv_lva(pos: &Position, m: Move) -> i32 {
+    let attacker = pos
+        .board()
+        .role_at(m.from())
+        .map_or(0, |r| PIECE_VALUE[r.index()]);
+    victim_value(pos, m) * 8 - attacker / 100
+}
+
+/// What the ordering knows at a node besides the position: the table's move, the ply's killers and
+/// the countermove of the previous move.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hints {
+    pub tt_move: Option<Move>,
+    pub killers: [Option<Move>; 2],
+    pub counter: Option<Move>,
+}
+
+/// The main search's ordering score of `m` (higher first; see [`Stage`]).
+pub fn order_score(pos: &Position, m: Move, hints: &Hints, history: &History) -> i32 {
+    if Some(m) == hints.tt_move {
+        return TT_MOVE;
+    }
+    if is_capture(pos, m) {
+        return if see_ge(pos, m, 0) {
+            GOOD_CAPTURE + mvv_lva(pos, m)
+        } else {
+            BAD_CAPTURE + mvv_lva(pos, m)
+        };
+    }
+    match m.promotion() {
+        Some(Role::Queen) => return QUEEN_PROMOTION,
+        Some(_) => return UNDER_PROMOTION,
+        None => {}
+    }
+    if hints.killers[0] == Some(m) {
+        return KILLER_1;
+    }
+    if hints.killers[1] == Some(m) {
+        return KILLER_2;
+    }
+    if hints.counter == Some(m) {
+        return COUNTERMOVE;
+    }
+    history.score(pos, m)
+}
+
+/// The moves of one node and their ordering scores.
+pub struct MovePicker {
+    moves: MoveList,
+    scores: [i32; MoveList::CAPACITY],
+    next: usize,
+}
+
+impl Default for MovePicker {
+    fn default() -> Self {
+        MovePicker::new()
+    }
+}
+
+impl MovePicker {
+    pub fn new() -> MovePicker {
+        MovePicker {
+            moves: MoveList::new(),
+            scores: [0; MoveList::CAPACITY],
+            next: 0,
+        }
+    }
+
+    /// Lists `pos`'s moves (all, or with `tactical_only` captures and promotions, ordered by most
+    /// valuable victim after the table's move) with their ordering scores.
+    pub fn generate(
+        &mut self,
+        pos: &Position,
+        hints: &Hints,
+        history: &History,
+        tactical_only: bool,
+    ) {
+        if tactical_only {
+            pos.tactical_moves_into(&mut self.moves);
+        } else {
+            pos.legal_moves_into(&mut self.moves);
+        }
+        for i in 0..self.moves.len() {
+            let m = self.moves.as_slice()[i];
+            self.scores[i] = if tactical_only && Some(m) != hints.tt_move {
+                mvv_lva(pos, m) + m.promotion().map_or(0, |r| PIECE_VALUE[r.index()])
+            } else {
+                order_score(pos, m, hints, history)
+            };
+        }
+        self.next = 0;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// The next move to try: the best-scored one not tried yet.
+    #[inline]
+    pub fn next_move(&mut self) -> Option<Move> {
+        let n = self.moves.len();
+        if self.next >= n {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..n {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
+        let m = self.moves.as_slice()[best];
+        if best != self.next {
+            self.scores.swap(best, self.next);
+            self.moves.swap(best, self.next);
+        }
+        self.next += 1;
+        Some(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::{Position, Variant};
+
+    /// The picker hands out every move once, stage after stage, the table's move first.
+    #[test]
+    fn moves_come_stage_by_stage() {
+        let fens = [
+            (
+                Variant::Chess,
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
+            (Variant::Chess, "4k3/1P6/8/8/3q4/8/3R4/4K3 w - - 0 1"),
+            (
+                Variant::TwoMove,
+                "r1bqkb1r/pp1npppp/3p1n2/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 2 3 T",
+            ),
+            (
+                Variant::DoubleMove,
+                "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+            ),
+        ];
+        let mut history = History::new(4);
+        for (variant, fen) in fens {
+            let pos = Position::from_fen(variant, fen).unwrap();
+            let legal = pos.legal_moves();
+            let quiets: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|&m| !is_capture(&pos, m) && m.promotion().is_none())
+                .collect();
+            history.update(&pos, quiets[3], 500);
+            let hints = Hints {
+                tt_move: Some(quiets[quiets.len() - 1]),
+                killers: [Some(quiets[0]), Some(quiets[1])],
+                counter: Some(quiets[2]),
+            };
+            let mut picker = MovePicker::new();
+            picker.generate(&pos, &hints, &history, false);
+            let mut picked = Vec::new();
+            let mut last = Stage::TtMove;
+            while let Some(m) = picker.next_move() {
+                let stage = Stage::of(order_score(&pos, m, &hints, &history));
+                assert!(stage >= last, "{fen}: {m:?} in {stage:?} after {last:?}");
+                last = stage;
+                picked.push(m);
+            }
+            assert_eq!(picked[0], hints.tt_move.unwrap());
+            assert_eq!(picked.len(), legal.len());
+            let mut sorted = picked.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), legal.len());
+            let stage_of = |m: Move| Stage::of(order_score(&pos, m, &hints, &history));
+            assert_eq!(stage_of(quiets[0]), Stage::Killer);
+            assert_eq!(stage_of(quiets[2]), Stage::Countermove);
+            assert_eq!(stage_of(quiets[3]), Stage::Quiet);
+        }
+    }
+}
