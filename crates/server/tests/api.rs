@@ -2,10 +2,12 @@
 //! PostgreSQL database (every test on both backends), spoken to over HTTP,
 //! NDJSON and WebSocket sockets.
 
+#[macro_use]
 mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
+use support::Db;
 use server::{Config, Server};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -40,29 +42,6 @@ async fn start_with(db: &str, limits: server::limits::ServerLimits) -> T {
     }
 }
 
-/// A fresh database for one test: an SQLite file in a temporary directory, or a new database on
-/// the test PostgreSQL cluster.
-struct Db {
-    url: String,
-    _dir: Option<tempfile::TempDir>,
-}
-
-impl Db {
-    async fn postgres() -> Db {
-        Db {
-            url: support::fresh_pg_db().await,
-            _dir: None,
-        }
-    }
-    fn sqlite() -> Db {
-        let dir = tempfile::tempdir().unwrap();
-        let url = dir.path().join("games.db").to_string_lossy().into_owned();
-        Db {
-            url,
-            _dir: Some(dir),
-        }
-    }
-}
 
 impl T {
     async fn send(&self, req: reqwest::RequestBuilder, token: Option<&str>) -> (u16, Value) {
@@ -997,23 +976,6 @@ where
     assert_eq!(v["type"], "chat_history", "{v}");
 }
 
-/// Each test runs on both backends.
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(#[tokio::test]
-            async fn $name() {
-                super::$name(super::Db::sqlite()).await
-            })*
-        }
-        mod postgres {
-            $(#[tokio::test]
-            async fn $name() {
-                super::$name(super::Db::postgres().await).await
-            })*
-        }
-    };
-}
 
 on_both_backends!(
     restart_charges_the_time_used_and_forgives_only_the_downtime,

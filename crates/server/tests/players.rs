@@ -3,11 +3,13 @@
 //! rematches and the player pages. A real server on a loopback port, on a temporary SQLite file
 //! and on a fresh PostgreSQL database (every scenario on both backends).
 
+#[macro_use]
 mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use reqwest::cookie::{CookieStore, Jar};
 use serde_json::{json, Value};
+use support::Db;
 use server::hub::TimeSource;
 use server::limits::ServerLimits;
 use server::{Config, Server};
@@ -72,29 +74,6 @@ async fn start_node(db: &str, clock: TimeSource, node: Option<&str>) -> T {
     }
 }
 
-/// A fresh database for one test: an SQLite file in a temporary directory, or a new database on
-/// the test PostgreSQL cluster.
-struct Db {
-    url: String,
-    _dir: Option<tempfile::TempDir>,
-}
-
-impl Db {
-    async fn postgres() -> Db {
-        Db {
-            url: support::fresh_pg_db().await,
-            _dir: None,
-        }
-    }
-    fn sqlite() -> Db {
-        let dir = tempfile::tempdir().unwrap();
-        let url = dir.path().join("games.db").to_string_lossy().into_owned();
-        Db {
-            url,
-            _dir: Some(dir),
-        }
-    }
-}
 
 /// Status and JSON body (Null for an empty body, e.g. 204).
 async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
@@ -2468,23 +2447,6 @@ async fn two_nodes_share_challenges_chat_and_seeks() {
     a.srv.stop().await;
 }
 
-/// Each test runs on both backends.
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(#[tokio::test]
-            async fn $name() {
-                super::$name(super::Db::sqlite()).await
-            })*
-        }
-        mod postgres {
-            $(#[tokio::test]
-            async fn $name() {
-                super::$name(super::Db::postgres().await).await
-            })*
-        }
-    };
-}
 
 on_both_backends!(
     signup_login_logout_and_username_rules,

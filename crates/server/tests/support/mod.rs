@@ -148,3 +148,47 @@ fn database_names_replace() {
         "postgres://u@h:1/t_3"
     );
 }
+
+/// A fresh database for one test: an SQLite file in a temporary directory, or a new database on
+/// the test PostgreSQL cluster.
+pub struct Db {
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Db {
+    pub async fn postgres() -> Db {
+        Db {
+            url: fresh_pg_db().await,
+            _dir: None,
+        }
+    }
+    pub fn sqlite() -> Db {
+        let dir = tempfile::tempdir().unwrap();
+        let url = dir.path().join("games.db").to_string_lossy().into_owned();
+        Db {
+            url,
+            _dir: Some(dir),
+        }
+    }
+}
+
+/// Runs each named async fn (taking a [`Db`]) as two tests, `sqlite::NAME` and `postgres::NAME`.
+/// The test file brings `Db` into scope (`use support::Db;`).
+#[allow(unused_macros)]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Db::sqlite()).await
+            })*
+        }
+        mod postgres {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Db::postgres().await).await
+            })*
+        }
+    };
+}
