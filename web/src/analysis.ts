@@ -6,7 +6,7 @@ import { Chessground } from '@lichess-org/chessground';
 import type { Api } from '@lichess-org/chessground/api';
 import type { Key } from '@lichess-org/chessground/types';
 import { api, variantTitle, VARIANTS, wsUrl, type Legal, type Variant } from './api';
-import { askPromotion, boardFen, h, needsPromotion, scoreText, toDests } from './util';
+import { askPromotion, boardFen, checkedKing, freshBounds, h, needsPromotion, placement, scoreText, toDests } from './util';
 
 export const START: Record<Variant, string> = {
   chess: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
@@ -59,6 +59,9 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   let lines: Line[] = [];
   let depthInfo = '';
   let gameInfo = '';
+  // The result of an imported game (`1-0`, `0-1`, `1/2-1/2`), for the end of its main line.
+  let gameResult: string | null = null;
+  let gameEnd: Node | null = null;
 
   const boardEl = h('div', { class: 'board-wrap' });
   const title = h('div', { class: 'game-title' });
@@ -98,6 +101,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     draggable: { enabled: true },
     premovable: { enabled: false },
   });
+  freshBounds(cg, boardEl);
 
   // Engine WebSocket (one search at a time: a new request stops the last one).
   let ws: WebSocket | null = null;
@@ -204,9 +208,12 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     dmBtn.classList.toggle('on', doubleMode);
     dmBtn.setAttribute('aria-pressed', String(doubleMode));
     dmBtn.textContent = doubleMode ? 'Double Move: ON' : 'Double Move';
+    // Check: the side to move's king, else (between the halves of a turn) the other king.
+    const checked = checkedKing(cur.fen, turn) ? turn : checkedKing(cur.fen, turn === 'white' ? 'black' : 'white') ? (turn === 'white' ? 'black' : 'white') : false;
     cg.set({
       fen: boardFen(cur.fen),
       turnColor: turn,
+      check: checked,
       lastMove: cur.uci ? [cur.uci.slice(0, 2) as Key, cur.uci.slice(2, 4) as Key] : undefined,
       movable: { color: turn, dests: toDests(doubleMode ? legal?.double_dests : legal?.dests) },
     });
@@ -263,6 +270,8 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     }
     root = { fen: r.fen, uci: null, san: '', parent: null, children: [], legal: r.legal };
     gameInfo = '';
+    gameResult = null;
+    gameEnd = null;
     graph.replaceChildren();
     history.replaceState(null, '', `/analysis?variant=${variant}&fen=${encodeURIComponent(r.fen)}`);
     go(root);
@@ -285,6 +294,9 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
       });
     });
     n.legal = r.legal;
+    gameResult = r.reason_text ? r.result : null; // decided by the rules (not a resignation)
+    gameEnd = n;
+    graph.replaceChildren();
     gameInfo = info + (r.result && r.result !== '*' ? ` · ${r.result}` : '') + (r.reason_text ? ` · ${r.reason_text}` : '');
     go(n);
   }
@@ -298,17 +310,42 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     }
   }
 
+  /**
+   * The score of a position whose game is over, from White's view: ±1000 for a win, 0 for a draw (the
+   * engine has no move to search there, and 0.0 would read as an even game). Null while the game goes on.
+   */
+  function decided(n: Node): { score: number; text: string } | null {
+    const kings = [...placement(n.fen).values()].filter(p => p === 'K' || p === 'k');
+    const win = (w: boolean, why: string) => ({ score: w ? 1000 : -1000, text: `${w ? '1-0' : '0-1'} · ${w ? 'White' : 'Black'} won (${why})` });
+    if (!kings.includes('K')) return win(false, 'king captured');
+    if (!kings.includes('k')) return win(true, 'king captured');
+    if (n === gameEnd && gameResult && gameResult !== '*')
+      return gameResult === '1-0' ? win(true, 'game over') : gameResult === '0-1' ? win(false, 'game over') : { score: 0, text: '½-½ · draw' };
+    const l = n.legal;
+    if (l && Object.keys(l.dests).length === 0 && Object.keys(l.double_dests ?? {}).length === 0) {
+      const turn = sideToMove(n.fen);
+      return checkedKing(n.fen, turn) ? win(turn === 'black', 'checkmate') : { score: 0, text: '½-½ · no legal move' };
+    }
+    return null;
+  }
+
   // Evaluation graph: each position of the main line at a turn start, analysed briefly on its own socket.
   async function evalGraph(): Promise<void> {
     const nodes: Node[] = [];
-    for (let n: Node | undefined = root; n; n = n.children[0]) if (turnStart(variant, n.fen)) nodes.push(n);
+    for (let n: Node | undefined = root; n; n = n.children[0]) if (turnStart(variant, n.fen) || !n.children[0]) nodes.push(n);
     if (nodes.length < 2) return void graph.replaceChildren(h('div', { class: 'muted' }, 'Load a game or play some turns first.'));
     graphBtn.disabled = true;
-    const evals: (number | null)[] = [];
+    const evals: Point[] = [];
     const sock = new WebSocket(wsUrl('/api/analysis/ws'));
     await new Promise(ok => (sock.onopen = ok));
     const perMove = Math.max(50, Math.min(300, Math.floor(20000 / nodes.length)));
     for (const n of nodes) {
+      const over = decided(n);
+      if (over) {
+        evals.push(over);
+        drawGraph(evals, nodes);
+        continue;
+      }
       const score = await new Promise<number | null>(ok => {
         let last: Line | undefined;
         sock.onmessage = ev => {
@@ -322,28 +359,45 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
         };
         sock.send(JSON.stringify({ variant, fen: n.fen, multipv: 1, movetime: perMove }));
       });
-      evals.push(score);
+      evals.push(score === null ? null : { score, text: (score > 0 ? '+' : '') + (score / 100).toFixed(2) });
       drawGraph(evals, nodes);
     }
     sock.close();
     graphBtn.disabled = false;
   }
-  function drawGraph(evals: (number | null)[], nodes: Node[]): void {
-    const W = 600, H = 120, n = nodes.length;
-    const x = (i: number) => (n > 1 ? (i * W) / (n - 1) : 0);
-    const y = (v: number) => H / 2 - (Math.tanh(v / 400) * H) / 2;
-    const pts = evals.map((v, i) => `${x(i).toFixed(1)},${y(v ?? 0).toFixed(1)}`);
+  type Point = { score: number; text: string } | null;
+  function drawGraph(evals: Point[], nodes: Node[]): void {
+    // The plot area inside margins for the axis labels; scores squashed by tanh (±10 pawns near the edge).
+    const W = 640, H = 170, L = 52, R = 8, T = 8, B = 30, n = nodes.length;
+    const pw = W - L - R, ph = H - T - B, mid = T + ph / 2;
+    const x = (i: number) => L + (n > 1 ? (i * pw) / (n - 1) : 0);
+    const y = (v: number) => mid - (Math.tanh(v / 400) * ph) / 2;
+    const known = evals.map((p, i) => [i, p] as const).filter((e): e is readonly [number, { score: number; text: string }] => e[1] !== null);
+    const pts = known.map(([i, p]) => `${x(i).toFixed(1)},${y(p.score).toFixed(1)}`);
     const ns = 'http://www.w3.org/2000/svg';
     const svg = document.createElementNS(ns, 'svg');
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     svg.setAttribute('class', 'graph');
-    svg.setAttribute('preserveAspectRatio', 'none');
-    svg.innerHTML = `<rect x="0" y="0" width="${W}" height="${H / 2}" fill="#fff"/><rect x="0" y="${H / 2}" width="${W}" height="${H / 2}" fill="#ddd"/>` +
-      `<line x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}" stroke="#999" stroke-width="1"/>` +
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', "evaluation of each turn, from White's view");
+    const ticks = [300, 100, 0, -100, -300].map(v =>
+      `<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" stroke="${v ? '#e4e4e4' : '#999'}" stroke-width="1"/>` +
+      `<text class="tick" x="${L - 4}" y="${y(v) + 4}" text-anchor="end">${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v / 100)}</text>`).join('');
+    // turn numbers along the bottom: about eight labels whatever the length
+    const step = Math.max(1, Math.ceil(n / 8));
+    const xt = nodes.map((nd, i) => (i % step === 0 || i === n - 1 ? `<text class="tick" x="${x(i)}" y="${T + ph + 13}" text-anchor="middle">${fullmove(nd.fen)}${sideToMove(nd.fen) === 'black' ? '…' : ''}</text>` : '')).join('');
+    svg.innerHTML = `<rect x="${L}" y="${T}" width="${pw}" height="${ph / 2}" fill="#fff"/><rect x="${L}" y="${mid}" width="${pw}" height="${ph / 2}" fill="#ddd"/>` +
+      ticks + xt +
+      `<line x1="${L}" x2="${L}" y1="${T}" y2="${T + ph}" stroke="#999"/>` +
+      `<text class="axis-label" x="${L + 4}" y="${T + 11}">White better ↑</text>` +
+      `<text class="axis-label" x="${L + 4}" y="${T + ph - 4}">Black better ↓</text>` +
+      `<text class="axis-label" x="${L + pw / 2}" y="${H - 3}" text-anchor="middle">turn (score in pawns, White's view)</text>` +
       `<polyline points="${pts.join(' ')}" fill="none" stroke="#3b7d3b" stroke-width="2"/>` +
-      evals.map((v, i) => `<circle cx="${x(i)}" cy="${y(v ?? 0)}" r="3" fill="#3b7d3b" data-i="${i}"><title>${((v ?? 0) / 100).toFixed(2)}</title></circle>`).join('');
+      known.map(([i, p]) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.score).toFixed(1)}" r="4" fill="#3b7d3b" data-i="${i}" data-eval="${p.score}"><title>${p.text}</title></circle>`).join('');
     svg.querySelectorAll('circle').forEach(c => c.addEventListener('click', () => go(nodes[Number(c.getAttribute('data-i'))])));
-    graph.replaceChildren(svg, h('div', { class: 'muted', id: 'graph-info' }, `${evals.length}/${n} positions · White's view`));
+    const missing = evals.filter(e => e === null).length;
+    graph.replaceChildren(svg, h('div', { class: 'muted', id: 'graph-info' },
+      `${evals.length}/${n} positions · White's view · a finished position counts as its result${missing ? ` · ${missing} without a score` : ''}`));
   }
 
   // Start: a server game (?game=id), a PGN, or a FEN.

@@ -7,7 +7,7 @@ import type { Key, Piece, Role, Color as CgColor } from '@lichess-org/chessgroun
 import { api, VARIANTS, type Variant } from './api';
 import { START } from './analysis';
 import { createForm } from './lobby';
-import { h } from './util';
+import { freshBounds, h } from './util';
 
 const ROLES: Role[] = ['king', 'queen', 'rook', 'bishop', 'knight', 'pawn'];
 type Tool = { piece: Piece } | 'move' | 'erase';
@@ -107,6 +107,7 @@ export function editorPage(app: HTMLElement, params: URLSearchParams): void {
       },
     },
   });
+  freshBounds(cg, boardEl);
 
   function compose(): string {
     let cas = 'KQkq'.split('').filter(c => castle[c].checked).join('') || '-';

@@ -8,7 +8,7 @@ import { account } from './auth';
 import { chatPanel } from './chat';
 import { playerLabel, resultWords, untilText } from './forms';
 import { opponentText } from './lobby';
-import { askPromotion, boardFen, fmtClock, h, lastMoveOf, moveList, needsPromotion, toDests } from './util';
+import { askPromotion, boardFen, fmtClock, freshBounds, h, lastMoveOf, moveList, needsPromotion, toDests } from './util';
 
 const other = (c: Color): Color => (c === 'white' ? 'black' : 'white');
 
@@ -90,6 +90,9 @@ function showGame(app: HTMLElement, id: string): void {
   let rematchBusy = false;
   let leaving = false;
   let signedIn: string | null = null;
+  // A public game waiting for its second player: the invite from the open-games list (undefined: not
+  // looked up yet; null: not listed).
+  let openInvite: string | null | undefined;
 
   const boardEl = h('div', { class: 'cg-board-wrap' });
   const title = h('div', { class: 'game-title', id: 'game-title' }, 'Loading…');
@@ -156,6 +159,7 @@ function showGame(app: HTMLElement, id: string): void {
     premovable: { enabled: true, showDests: true, castle: true },
     draggable: { enabled: true, showGhost: true },
   });
+  freshBounds(cg, boardEl);
 
   /** This viewer plays `me`: with the seat token, or as the account the server recognised. */
   const isPlayer = (): boolean => !!g && !!me && (!!token || g.you === me);
@@ -252,6 +256,18 @@ function showGame(app: HTMLElement, id: string): void {
       const url = location.origin + mine.invite_url;
       offers.append(h('div', { class: 'invite' }, 'Invite link for your opponent: ', h('input', { readOnly: true, value: url, id: 'invite-url', onclick: (e: Event) => (e.target as HTMLInputElement).select() })));
     }
+    if (g.status === 'waiting' && !isPlayer()) {
+      if (openInvite === undefined) {
+        openInvite = null;
+        api<{ games: GameState[] }>('GET', '/api/games?status=open&limit=500')
+          .then(r => { openInvite = r.games.find(x => x.id === id)?.invite ?? null; if (openInvite) render(); })
+          .catch(() => {});
+      } else if (openInvite) {
+        const url = `/join/${id}?invite=${encodeURIComponent(openInvite)}`;
+        offers.append(h('div', { class: 'offer join-open' }, 'This game is open: anyone may take the free seat. ',
+          h('a', { class: 'button primary', id: 'join-game', href: url }, 'Join this game')));
+      }
+    }
     if (g.status === 'started') {
       for (const kind of ['draw', 'takeback'] as const) {
         const by = g.offers[kind];
@@ -286,7 +302,7 @@ function showGame(app: HTMLElement, id: string): void {
     const mv = moves.querySelector('.moves');
     if (mv) mv.scrollTop = mv.scrollHeight;
     extra.replaceChildren(...[
-      h('a', { href: `/api/games/${g.id}/pgn`, target: '_blank' }, 'PGN'), ' · ',
+      h('a', { href: `/api/games/${g.id}/pgn`, id: 'pgn-link', download: `doublemove_${g.variant}_${g.id}.pgn`, title: 'download the game as PGN' }, 'PGN'), ' · ',
       h('a', { href: `/analysis?game=${g.id}`, id: 'analyse-link' }, g.status === 'finished' ? 'Analyse / replay this game' : 'Analysis board'),
       isPlayer() && g.status !== 'finished' && g.status !== 'aborted' && 'Notification' in window && Notification.permission === 'default' && !notifyAsked
         ? [' · ', h('button', {

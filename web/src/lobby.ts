@@ -2,6 +2,7 @@
 import { api, myGames, saveGame, forgetGame, variantTitle, VARIANTS, DAYS, type GameState, type Color } from './api';
 import { account } from './auth';
 import { seekPanels } from './seeks';
+import { resultWords } from './forms';
 import { h } from './util';
 
 interface Created {
@@ -112,17 +113,42 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
 }
 
 function gameRow(g: GameState, link: string, extra?: Node): HTMLElement {
+  const over = g.status === 'finished' || g.status === 'aborted';
   return h('tr', { 'data-id': g.id },
     h('td', {}, h('a', { href: link }, g.id)),
     h('td', {}, variantTitle(g.variant)),
     h('td', {}, opponentText(g)),
     h('td', {}, tcText(g)),
-    h('td', {}, g.status === 'finished' || g.status === 'aborted' ? `${g.result ?? ''} ${g.reason ?? ''}` : g.status),
-    h('td', {}, extra ?? ''),
+    // the result in words ("Black won by resignation"), never the raw reason code
+    h('td', { class: 'result' }, over && g.result && g.result !== '*' ? [h('strong', {}, g.result), ' '] : null, resultWords(g)),
+    h('td', { class: 'act' }, extra ?? ''),
   );
 }
-const table = (rows: HTMLElement[], empty: string) =>
-  rows.length ? h('table', { class: 'games' }, h('tbody', {}, rows)) : h('div', { class: 'muted' }, empty);
+
+const PAGE = 10;
+/** A table of games with a header and, past ten rows, a pager (Previous / "11–20 of 34" / Next). */
+function table(rows: HTMLElement[], empty: string, last = ''): HTMLElement {
+  if (!rows.length) return h('div', { class: 'muted' }, empty);
+  const body = h('tbody', {});
+  const info = h('span', { class: 'muted', 'aria-live': 'polite' });
+  const prev = h('button', { class: 'small prev', type: 'button', onclick: () => show(page - 1) }, '← Previous');
+  const next = h('button', { class: 'small next', type: 'button', onclick: () => show(page + 1) }, 'Next →');
+  const pages = Math.ceil(rows.length / PAGE);
+  let page = 0;
+  const show = (p: number) => {
+    page = Math.max(0, Math.min(pages - 1, p));
+    body.replaceChildren(...rows.slice(page * PAGE, page * PAGE + PAGE));
+    info.textContent = `${page * PAGE + 1}–${Math.min(rows.length, page * PAGE + PAGE)} of ${rows.length}`;
+    prev.disabled = page === 0;
+    next.disabled = page >= pages - 1;
+  };
+  show(0);
+  return h('div', {},
+    h('table', { class: 'games lobby-games' },
+      h('thead', {}, h('tr', {}, ['Game', 'Variant', 'Players', 'Time', 'Result', last].map(t => h('th', {}, t)))),
+      body),
+    pages > 1 ? h('div', { class: 'row pager' }, prev, info, next) : null);
+}
 
 export function lobby(app: HTMLElement): void {
   const open = h('div', {}, 'Loading…');
@@ -137,11 +163,11 @@ export function lobby(app: HTMLElement): void {
       h('section', { class: 'panel', id: 'archive' }, h('h2', {}, 'Finished games'), archive),
     ),
   );
-  api<{ games: GameState[] }>('GET', '/api/games?status=open&limit=50')
+  api<{ games: GameState[] }>('GET', '/api/games?status=open&limit=200')
     .then(r => open.replaceChildren(table(
       r.games.filter(g => g.invite && !myGames().some(m => m.id === g.id)).map(g =>
         gameRow(g, `/game/${g.id}`, h('a', { class: 'button', href: `/join/${g.id}?invite=${encodeURIComponent(g.invite!)}` }, 'Join'))),
-      'No open games. Create one with “A person” and “list in open games”.')))
+      'No open games. Create one with “A person” and “list in open games”.', 'Join')))
     .catch(e => open.replaceChildren(h('div', { class: 'error' }, e.message)));
   const saved = myGames();
   Promise.all(saved.slice(0, 30).map(m => api<GameState>('GET', `/api/games/${m.id}`).then(g => ({ m, g })).catch(() => null)))
@@ -149,11 +175,11 @@ export function lobby(app: HTMLElement): void {
       const rows = list.filter(x => x !== null).map(({ m, g }) =>
         gameRow(g, `/game/${g.id}`, h('span', {}, `you: ${m.color} `,
           h('button', { class: 'small', title: 'forget this game (its token is removed from this browser)', onclick: (e: Event) => { forgetGame(m.id); (e.target as HTMLElement).closest('tr')?.remove(); } }, '✕'))));
-      mine.replaceChildren(table(rows, 'You have no games in this browser yet.'));
+      mine.replaceChildren(table(rows, 'You have no games in this browser yet.', 'You'));
     });
-  api<{ games: GameState[] }>('GET', '/api/games?status=finished&limit=50')
+  api<{ games: GameState[] }>('GET', '/api/games?status=finished&limit=200')
     .then(r => archive.replaceChildren(table(
       r.games.map(g => gameRow(g, `/game/${g.id}`, h('a', { href: `/analysis?game=${g.id}` }, 'replay / analyse'))),
-      'No finished games yet.')))
+      'No finished games yet.', 'Replay')))
     .catch(e => archive.replaceChildren(h('div', { class: 'error' }, e.message)));
 }

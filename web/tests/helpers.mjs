@@ -81,6 +81,13 @@ export async function startBrowser(opts = {}) {
       '--disable-component-update', '--disable-sync'],
     viewport: opts.viewport ?? { width: 1200, height: 820 },
   });
+  // DOUBLEMOVE_WEB_DIST=web/dist: serve the page's static files from that folder instead of the binary's
+  // embedded copy (a quick loop while changing the UI; the final run uses a rebuilt binary).
+  const dist = process.env.DOUBLEMOVE_WEB_DIST;
+  if (dist) {
+    await ctx.route(/\/(app\.js|style\.css)(\?.*)?$/, route =>
+      route.fulfill({ path: join(resolve(dist), new URL(route.request().url()).pathname.slice(1)) }));
+  }
   return {
     ctx,
     async close() {
