@@ -6,7 +6,7 @@ import { Chessground } from '@lichess-org/chessground';
 import type { Api } from '@lichess-org/chessground/api';
 import type { Key } from '@lichess-org/chessground/types';
 import { api, variantTitle, VARIANTS, wsUrl, type Legal, type Variant } from './api';
-import { askPromotion, boardFen, checkedKing, freshBounds, h, needsPromotion, placement, scoreText, toDests } from './util';
+import { askPromotion, boardFen, freshBounds, h, needsPromotion, scoreText, toDests } from './util';
 
 export const START: Record<Variant, string> = {
   chess: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
@@ -22,6 +22,11 @@ interface Node {
   parent: Node | null;
   children: Node[];
   legal?: Legal;
+  /** The king in check (the server's `check`), known once `legal` is. */
+  check?: 'white' | 'black' | null;
+  /** The position's own result (`1-0`, `0-1`, `1/2-1/2`) and why, from the server. */
+  result?: string | null;
+  reasonText?: string | null;
 }
 interface Import {
   variant: Variant;
@@ -33,6 +38,7 @@ interface Import {
   result: string | null;
   reason_text: string | null;
   legal: Legal;
+  check: 'white' | 'black' | null;
   tags: [string, string][];
 }
 interface Line { multipv: number; score: { cp?: number; mate?: number }; pv: string }
@@ -161,6 +167,9 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     }
     n.fen = r.fen;
     n.legal = r.legal;
+    n.check = r.check;
+    n.result = r.result;
+    n.reasonText = r.reason_text;
     return n.legal;
   }
 
@@ -180,7 +189,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     if (known) return go(known);
     try {
       const r = await api<Import>('POST', '/api/pgn/import', { variant, pgn: pgnFrom(cur.fen, uci + (dbl ? ',' : '')) });
-      const n: Node = { fen: r.fen, uci: key, san: r.turns[0]?.san.replace(/,$/, '') ?? uci, parent: cur, children: [], legal: r.legal };
+      const n: Node = { fen: r.fen, uci: key, san: r.turns[0]?.san.replace(/,$/, '') ?? uci, parent: cur, children: [], legal: r.legal, check: r.check };
       cur.children.push(n);
       go(n);
     } catch (e: any) {
@@ -208,8 +217,8 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     dmBtn.classList.toggle('on', doubleMode);
     dmBtn.setAttribute('aria-pressed', String(doubleMode));
     dmBtn.textContent = doubleMode ? 'Double Move: ON' : 'Double Move';
-    // Check: the side to move's king, else (between the halves of a turn) the other king.
-    const checked = checkedKing(cur.fen, turn) ? turn : checkedKing(cur.fen, turn === 'white' ? 'black' : 'white') ? (turn === 'white' ? 'black' : 'white') : false;
+    // Check as the server says: the side to move's king, else (between the halves of a turn) the other.
+    const checked = cur.check ?? false;
     cg.set({
       fen: boardFen(cur.fen),
       turnColor: turn,
@@ -268,7 +277,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
       error.textContent = r.error;
       return;
     }
-    root = { fen: r.fen, uci: null, san: '', parent: null, children: [], legal: r.legal };
+    root = { fen: r.fen, uci: null, san: '', parent: null, children: [], legal: r.legal, check: r.check, result: r.result, reasonText: r.reason_text };
     gameInfo = '';
     gameResult = null;
     gameEnd = null;
@@ -294,6 +303,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
       });
     });
     n.legal = r.legal;
+    n.check = r.check;
     gameResult = r.reason_text ? r.result : null; // decided by the rules (not a resignation)
     gameEnd = n;
     graph.replaceChildren();
@@ -314,19 +324,16 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
    * The score of a position whose game is over, from White's view: ±1000 for a win, 0 for a draw (the
    * engine has no move to search there, and 0.0 would read as an even game). Null while the game goes on.
    */
-  function decided(n: Node): { score: number; text: string } | null {
-    const kings = [...placement(n.fen).values()].filter(p => p === 'K' || p === 'k');
+  async function decided(n: Node): Promise<{ score: number; text: string } | null> {
     const win = (w: boolean, why: string) => ({ score: w ? 1000 : -1000, text: `${w ? '1-0' : '0-1'} · ${w ? 'White' : 'Black'} won (${why})` });
-    if (!kings.includes('K')) return win(false, 'king captured');
-    if (!kings.includes('k')) return win(true, 'king captured');
-    if (n === gameEnd && gameResult && gameResult !== '*')
-      return gameResult === '1-0' ? win(true, 'game over') : gameResult === '0-1' ? win(false, 'game over') : { score: 0, text: '½-½ · draw' };
-    const l = n.legal;
-    if (l && Object.keys(l.dests).length === 0 && Object.keys(l.double_dests ?? {}).length === 0) {
-      const turn = sideToMove(n.fen);
-      return checkedKing(n.fen, turn) ? win(turn === 'black', 'checkmate') : { score: 0, text: '½-½ · no legal move' };
-    }
-    return null;
+    const scored = (result: string | null | undefined, why: string) =>
+      result === '1-0' ? win(true, why) : result === '0-1' ? win(false, why) : result === '1/2-1/2' ? { score: 0, text: `½-½ · ${why}` } : null;
+    if (n === gameEnd && gameResult && gameResult !== '*') return scored(gameResult, 'game over');
+    // A position with a move after it is not over.
+    if (n.children.length) return null;
+    // The position's own result (checkmate, a captured king, stalemate…) as the rules crate decides it.
+    if (n.result === undefined) await legalOf(n);
+    return scored(n.result, n.reasonText ?? 'game over');
   }
 
   // Evaluation graph: each position of the main line at a turn start, analysed briefly on its own socket.
@@ -340,7 +347,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     await new Promise(ok => (sock.onopen = ok));
     const perMove = Math.max(50, Math.min(300, Math.floor(20000 / nodes.length)));
     for (const n of nodes) {
-      const over = decided(n);
+      const over = await decided(n);
       if (over) {
         evals.push(over);
         drawGraph(evals, nodes);

@@ -131,47 +131,4 @@ export function freshBounds(cg: { state: { dom: { bounds: { clear(): void } } } 
   for (const ev of ['mousedown', 'touchstart', 'pointerdown']) wrap.addEventListener(ev, clear, { capture: true, passive: true });
 }
 
-/** Pieces of a FEN placement by square ("e1" → "K"). */
-export function placement(fen: string): Map<string, string> {
-  const out = new Map<string, string>();
-  boardFen(fen).split('/').forEach((row, i) => {
-    let f = 0;
-    for (const ch of row) {
-      if (/\d/.test(ch)) f += Number(ch);
-      else out.set(String.fromCharCode(97 + f++) + (8 - i), ch);
-    }
-  });
-  return out;
-}
 
-/**
- * The square of `color`'s king when a piece of the other side attacks it (check), else null. Plain
- * chess attacks from the placement alone: the variants differ in turns, not in how pieces attack.
- */
-export function checkedKing(fen: string, color: 'white' | 'black'): string | null {
-  const board = placement(fen);
-  const white = color === 'white';
-  const king = [...board].find(([, p]) => p === (white ? 'K' : 'k'))?.[0];
-  if (!king) return null;
-  const kf = king.charCodeAt(0) - 97, kr = Number(king[1]) - 1;
-  const at = (f: number, r: number) => (f < 0 || f > 7 || r < 0 || r > 7 ? undefined : board.get(String.fromCharCode(97 + f) + (r + 1)));
-  const enemy = (p: string | undefined, kinds: string) => !!p && (white ? p === p.toLowerCase() : p === p.toUpperCase()) && kinds.includes(p.toLowerCase());
-  // pawns: a white king is attacked by black pawns one rank above it
-  const dir = white ? 1 : -1;
-  if (enemy(at(kf - 1, kr + dir), 'p') || enemy(at(kf + 1, kr + dir), 'p')) return king;
-  for (const [df, dr] of [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]])
-    if (enemy(at(kf + df, kr + dr), 'n')) return king;
-  for (const [df, dr] of [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]]) {
-    if (enemy(at(kf + df, kr + dr), 'k')) return king;
-    const sliders = df && dr ? 'bq' : 'rq';
-    for (let i = 1; i < 8; i++) {
-      const f = kf + df * i, r = kr + dr * i;
-      if (f < 0 || f > 7 || r < 0 || r > 7) break;
-      const p = at(f, r);
-      if (!p) continue;
-      if (enemy(p, sliders)) return king;
-      break;
-    }
-  }
-  return null;
-}

@@ -2,7 +2,7 @@
 //! FEN validation.
 
 use crate::error::ApiError;
-use crate::game::view::{legal_of, PhaseName};
+use crate::game::view::{checked_side, legal_of, PhaseName};
 use crate::game::Side;
 use crate::routes::{parse_variant, ApiJson};
 use axum::Json;
@@ -58,6 +58,7 @@ pub async fn import_pgn(ApiJson(req): ApiJson<ImportReq>) -> Result<Json<Value>,
         "result": outcome.map(|o| o.result()).or(rec.result.as_deref()),
         "reason_text": outcome.map(|o| o.describe(game.variant())),
         "legal": legal_of(game.position()),
+        "check": checked_side(game.position()),
     })))
 }
 
@@ -78,6 +79,9 @@ pub async fn validate_fen(ApiJson(req): ApiJson<FenReq>) -> Result<Json<Value>, 
             "turn": Side::from(p.turn()),
             "phase": PhaseName::from(p.phase()),
             "legal": legal_of(&p),
+            "check": checked_side(&p),
+            "result": rules::outcome::position_outcome(&p).map(|o| o.result()),
+            "reason_text": rules::outcome::position_outcome(&p).map(|o| o.describe(variant)),
         }),
         Err(e) => json!({"ok": false, "error": e.to_string()}),
     }))

@@ -7,9 +7,9 @@ mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use support::Db;
 use server::{Config, Server};
 use std::time::Duration;
+use support::Db;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -41,7 +41,6 @@ async fn start_with(db: &str, limits: server::limits::ServerLimits) -> T {
         http: reqwest::Client::new(),
     }
 }
-
 
 impl T {
     async fn send(&self, req: reqwest::RequestBuilder, token: Option<&str>) -> (u16, Value) {
@@ -975,7 +974,6 @@ where
     let v: Value = serde_json::from_str(m.to_text().unwrap()).unwrap();
     assert_eq!(v["type"], "chat_history", "{v}");
 }
-
 
 on_both_backends!(
     restart_charges_the_time_used_and_forgives_only_the_downtime,

@@ -9,12 +9,12 @@ mod support;
 use futures_util::{SinkExt, StreamExt};
 use reqwest::cookie::{CookieStore, Jar};
 use serde_json::{json, Value};
-use support::Db;
 use server::hub::TimeSource;
 use server::limits::ServerLimits;
 use server::{Config, Server};
 use std::sync::Arc;
 use std::time::Duration;
+use support::Db;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
@@ -73,7 +73,6 @@ async fn start_node(db: &str, clock: TimeSource, node: Option<&str>) -> T {
         http: reqwest::Client::new(),
     }
 }
-
 
 /// Status and JSON body (Null for an empty body, e.g. 204).
 async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
@@ -2446,7 +2445,6 @@ async fn two_nodes_share_challenges_chat_and_seeks() {
     b.srv.stop().await;
     a.srv.stop().await;
 }
-
 
 on_both_backends!(
     signup_login_logout_and_username_rules,

@@ -519,3 +519,19 @@ fn a_correspondence_deadline_runs_per_turn_and_loses_on_time() {
     assert_eq!(s.winner, Some(crate::game::Side::Black));
     assert_eq!((g.flag_at(), s.deadline_ms), (None, None));
 }
+
+#[test]
+fn the_checked_king_is_found_between_the_halves_of_a_double_move() {
+    use crate::game::view::checked_side;
+    let fen = "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB";
+    let pos = Position::from_fen(Variant::DoubleMove, fen).unwrap();
+    assert_eq!(checked_side(&pos), None);
+    let mut g = rules::Game::new(pos);
+    let m = rules::notation::parse_uci(g.position(), "b3g8").unwrap();
+    g.play(m.as_double_start()).unwrap();
+    // White is still to move (the second half); Black's king is the one in check.
+    assert_eq!(g.position().turn(), Color::White);
+    assert_eq!(checked_side(g.position()), Some(Side::Black));
+    let p = Position::from_fen(Variant::Chess, "4k3/8/8/8/8/8/8/4R2K b - - 0 1").unwrap();
+    assert_eq!(checked_side(&p), Some(Side::Black));
+}

@@ -209,6 +209,16 @@ fn turn_kind(variant: Variant, start: &Position, n: usize) -> TurnKind {
     }
 }
 
+/// The king in check: the side to move's, else (between the halves of a Double Move or a Two Move
+/// turn, after a first move that checks) the other side's.
+pub fn checked_side(pos: &Position) -> Option<Side> {
+    let to_move = pos.turn();
+    [to_move, to_move.other()]
+        .into_iter()
+        .find(|&c| pos.board().king_attacked(c))
+        .map(Side::from)
+}
+
 /// Legal destinations by origin square for the side to move.
 pub fn legal_of(pos: &Position) -> Legal {
     let mut dests: BTreeMap<String, Vec<String>> = BTreeMap::new();
