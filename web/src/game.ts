@@ -8,7 +8,8 @@ import { account } from './auth';
 import { chatPanel } from './chat';
 import { playerLabel, resultWords, untilText } from './forms';
 import { opponentText } from './lobby';
-import { askPromotion, boardFen, fmtClock, freshBounds, h, lastMoveOf, moveList, needsPromotion, toDests } from './util';
+import { playSound, setSoundMuted, soundMuted } from './sound';
+import { askPromotion, boardFen, fmtClock, freshBounds, h, moveList, needsPromotion, toDests } from './util';
 
 const other = (c: Color): Color => (c === 'white' ? 'black' : 'white');
 
@@ -43,6 +44,76 @@ export function statusText(g: GameState, me: Color | undefined): string {
   return me ? `Waiting for the opponent (${side}'s ${what})` : `${side} to play: ${what}`;
 }
 
+/** What the turn allows now, in the words of issue 11 (empty when the game is not running). */
+export function turnRule(g: GameState, me: Color | undefined, doubleMode = false): string {
+  if (g.status !== 'started') return '';
+  const mine = !!me && g.turn === me;
+  const side = g.turn === 'white' ? 'White' : 'Black';
+  switch (g.variant) {
+    case 'two-move':
+      if (g.phase === 'start') return '2 moves — a check, capture, promotion or en-passant chance ends it after one';
+      if (g.phase === 'response') {
+        if (g.check) return mine ? 'You were checked: one response move' : `${side} was checked: one response move`;
+        if (!(g.turns ?? []).length) return "White's first turn is a single move: one response move";
+        return 'One response move: the last turn ended after one move';
+      }
+      return 'Second move: another piece';
+    case 'double-move':
+      if (g.phase === 'second') return 'Double Move: this move ends the turn';
+      if (mine && doubleMode) return 'Double Move armed: this move and one more';
+      if (g.double_move?.[g.turn]) return mine ? 'One move — or arm your Double Move for two' : `One move (${side} still has the Double Move)`;
+      return 'One move (Double Move used)';
+    case 'twinmove':
+      if (g.phase === 'second') return 'Pawn moved: now a piece move';
+      return 'A piece move, or a pawn move then a piece move';
+  }
+  return '';
+}
+
+const sideName = (c: Color) => (c === 'white' ? 'White' : 'Black');
+
+/** The result in words: "White wins — Black's king was captured", "Draw — stalemate". */
+export function resultLine(g: GameState): string {
+  if (g.status === 'aborted' || g.reason === 'aborted') return 'Game aborted';
+  if (g.status !== 'finished') return '';
+  const w = g.winner, l = w ? other(w) : null;
+  const L = l ? sideName(l) : '';
+  const lost: Partial<Record<string, string>> = {
+    checkmate: `${L} is checkmated`,
+    king_captured: `${L}'s king was captured`,
+    resignation: `${L} resigned`,
+    timeout: `${L} ran out of time`,
+    stalemate: `${L} has no legal turn`,
+    dead_position: `${L} cannot win`,
+  };
+  const drawn: Record<string, string> = {
+    stalemate: 'stalemate: no legal turn for the side to move',
+    dead_position: 'dead position: neither side can win',
+    fivefold_repetition: 'the same position five times',
+    seventy_five_move_rule: '75 moves without a capture or a pawn move',
+    threefold_repetition: 'threefold repetition claimed',
+    fifty_move_rule: '50-move rule claimed',
+    agreement: 'agreed',
+    timeout_vs_insufficient_material: 'time ran out, but the opponent could not have won',
+    timeout: 'time ran out',
+    resignation: 'resignation',
+    checkmate: 'checkmate',
+    king_captured: 'king captured',
+  };
+  if (w) return `${sideName(w)} wins${g.reason && lost[g.reason] ? ` — ${lost[g.reason]}` : ''}`;
+  return `Draw${g.reason && drawn[g.reason] ? ` — ${drawn[g.reason]}` : ''}`;
+}
+
+/** Every move of the game with its turn: UCI, SAN, mover, the turn's index and the half (0, 1). */
+export interface Ply { uci: string; san: string; color: Color; turn: number; half: number }
+export function pliesOf(turns: GameState['turns']): Ply[] {
+  const out: Ply[] = [];
+  (turns ?? []).forEach((t, i) => {
+    const u = t.uci.split(','), s = t.san.split(',');
+    u.forEach((uci, k) => out.push({ uci, san: s[k] ?? '', color: t.color, turn: i, half: k }));
+  });
+  return out;
+}
 
 /** A `#token=…` fragment (the "continue on another device" link): keep the seat token, drop it from the URL. */
 async function adoptFragmentToken(id: string): Promise<string | null> {
@@ -93,10 +164,19 @@ function showGame(app: HTMLElement, id: string): void {
   // A public game waiting for its second player: the invite from the open-games list (undefined: not
   // looked up yet; null: not listed).
   let openInvite: string | null | undefined;
+  // Viewing history: the number of moves played in the shown position (null: the live position).
+  let viewPly: number | null = null;
+  let flipped = false;
+  // The FEN after every move (index 0: the start), replayed by the server once per list of moves.
+  let positions: { key: string; fens: string[] } | null = null;
+  let positionsLoading: Promise<string[] | null> | null = null;
+  let lowWarned = false;
 
   const boardEl = h('div', { class: 'cg-board-wrap' });
   const title = h('div', { class: 'game-title', id: 'game-title' }, 'Loading…');
-  const status = h('div', { class: 'status', id: 'status' });
+  const status = h('div', { class: 'status', id: 'status', role: 'status' });
+  const historyBar = h('div', { class: 'history-bar', id: 'history-bar', hidden: true });
+  const nav = h('div', { class: 'move-nav', id: 'move-nav' });
   const error = h('div', { class: 'error', id: 'game-error' });
   const whoTop = h('span', { class: 'who' }), timeTop = h('span', { class: 'time' });
   const whoBottom = h('span', { class: 'who' }), timeBottom = h('span', { class: 'time' });
@@ -121,7 +201,7 @@ function showGame(app: HTMLElement, id: string): void {
   app.append(
     h('div', { class: 'game-page' },
       h('div', { class: 'board-col' }, clockTop, boardEl, clockBottom),
-      h('div', { class: 'side-col panel' }, title, status, over, dm, offers, actions, error, moves, extra, device),
+      h('div', { class: 'side-col panel' }, title, status, over, dm, offers, actions, error, historyBar, moves, nav, extra, device),
       chatCol,
     ),
   );
@@ -132,8 +212,9 @@ function showGame(app: HTMLElement, id: string): void {
     else error.textContent = 'Not connected; reconnecting…';
   };
 
+  const bottomColor = (): Color => (flipped ? other(me ?? 'white') : me ?? 'white');
   const cg: Api = Chessground(boardEl, {
-    orientation: me ?? 'white',
+    orientation: bottomColor(),
     coordinates: true,
     animation: { enabled: true, duration: 150 },
     movable: {
@@ -171,10 +252,81 @@ function showGame(app: HTMLElement, id: string): void {
   function setSeat(s: GameState): void {
     if (s.you !== undefined) {
       const seat = s.you ?? (token ? mine?.color : undefined);
-      if (seat !== me) {
-        me = seat;
-        cg.set({ orientation: me ?? 'white' });
+      if (seat !== me) me = seat;
+    }
+    orient();
+  }
+  function orient(): void {
+    if (cg.state.orientation !== bottomColor()) cg.toggleOrientation();
+  }
+
+  const movesKey = (s: GameState) => `${s.initial_fen}|${s.moves.join(' ')}`;
+  /** The FENs after each move of the game, from the server's replay of its PGN (cached per move list). */
+  function ensurePositions(): Promise<string[] | null> {
+    if (!g) return Promise.resolve(null);
+    const key = movesKey(g);
+    if (positions?.key === key) return Promise.resolve(positions.fens);
+    if (positionsLoading) return positionsLoading;
+    positionsLoading = (async () => {
+      try {
+        const pgn = await (await fetch(`/api/games/${id}/pgn`)).text();
+        const r = await api<{ positions: string[] }>('POST', '/api/pgn/import', { pgn });
+        positions = { key, fens: r.positions };
+        return r.positions;
+      } catch (e: any) {
+        error.textContent = `Could not load the positions: ${e.message}`;
+        return null;
+      } finally {
+        positionsLoading = null;
       }
+    })();
+    return positionsLoading;
+  }
+  /** Shows the position after `ply` moves (the live position at the end). */
+  async function go(ply: number): Promise<void> {
+    if (!g) return;
+    const n = g.moves.length;
+    ply = Math.max(0, Math.min(n, ply));
+    if (ply === n) {
+      viewPly = null;
+      return render();
+    }
+    const fens = await ensurePositions();
+    if (!fens || !g) return;
+    viewPly = Math.min(ply, g.moves.length);
+    if (viewPly === g.moves.length) viewPly = null;
+    render();
+  }
+  const shownPly = (): number => viewPly ?? g?.moves.length ?? 0;
+
+  document.addEventListener('keydown', (e: KeyboardEvent) => {
+    if (!g || e.altKey || e.ctrlKey || e.metaKey) return;
+    const t = e.target as HTMLElement | null;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const cur = shownPly();
+    const to = e.key === 'ArrowLeft' ? cur - 1 : e.key === 'ArrowRight' ? cur + 1 : e.key === 'Home' ? 0 : e.key === 'End' ? g.moves.length : null;
+    if (to === null) return;
+    e.preventDefault();
+    void go(to);
+  });
+
+  function toggleSound(): void {
+    setSoundMuted(!soundMuted());
+    render();
+  }
+  function flip(): void {
+    flipped = !flipped;
+    orient();
+    render();
+  }
+
+  /** Sounds for a new state: a move (capture, check), the end of the game. */
+  function sounds(prev: GameState | null, s: GameState): void {
+    if (!prev || prev.id !== s.id) return;
+    if (prev.status === 'started' && (s.status === 'finished' || s.status === 'aborted')) return playSound('end');
+    if (s.moves.length > prev.moves.length) {
+      const last = pliesOf(s.turns).pop();
+      playSound(last && /[+#]$/.test(last.san) ? 'check' : last && /x/.test(last.san) ? 'capture' : 'move');
     }
   }
 
@@ -182,7 +334,11 @@ function showGame(app: HTMLElement, id: string): void {
     if (!g) return;
     const base = `${nameOf('white')} vs ${nameOf('black')} · ${variantTitle(g.variant)} · doublemove`;
     const mine = myTurn();
-    document.title = mine ? `● Your turn — ${base}` : base;
+    const lead = mine ? '● Your turn'
+      : g.status === 'started' ? `${sideName(g.turn)} to move`
+      : g.status === 'finished' || g.status === 'aborted' ? resultLine(g)
+      : 'Waiting for a player';
+    document.title = `${lead} — ${base}`;
     if (mine && !wasMyTurn && document.hidden && 'Notification' in window && Notification.permission === 'granted') {
       try {
         new Notification('Your turn', { body: `${nameOf(other(me!))} · ${variantTitle(g.variant)}${g.days ? ' (correspondence)' : ''}`, tag: `dm-${g.id}` });
@@ -196,20 +352,44 @@ function showGame(app: HTMLElement, id: string): void {
     const live = g.status === 'started' && isPlayer();
     const canDouble = myTurn() && g.variant === 'double-move' && g.phase === 'start' && !!g.double_move?.[me!] && Object.keys(g.legal?.double_dests ?? {}).length > 0;
     if (!canDouble) doubleMode = false;
+    // The shown position: live, or a position of the game's history (read-only).
+    const plies = pliesOf(g.turns);
+    if (viewPly !== null && (viewPly >= g.moves.length || positions?.key !== movesKey(g))) {
+      // The game moved on (or a takeback): keep the view if the cached positions still hold it.
+      if (viewPly >= g.moves.length || !positions || positions.fens.length <= viewPly) viewPly = null;
+    }
+    const viewing = viewPly !== null;
+    const ply = viewing ? viewPly! : g.moves.length;
+    const lastPly = plies[ply - 1];
+    // The whole last turn: its first half in its own style, the move just played as chessground's last move.
+    const custom = new Map<Key, string>();
+    let lastMove: Key[] | undefined;
+    if (lastPly) {
+      lastMove = [lastPly.uci.slice(0, 2) as Key, lastPly.uci.slice(2, 4) as Key];
+      const first = lastPly.half === 1 ? plies[ply - 2] : null;
+      if (first) for (const sq of [first.uci.slice(0, 2), first.uci.slice(2, 4)] as Key[]) custom.set(sq, 'first-half');
+    }
+    // Check: the side to move's from the server; otherwise (between the halves of a turn, or in history)
+    // the king of the side that did not make the last move, when its SAN says check.
+    const sanCheck = lastPly && /[+#]$/.test(lastPly.san) ? other(lastPly.color) : false;
+    const check: Color | false = viewing ? sanCheck : g.check ? g.turn : sanCheck;
+    const canMove = live && !viewing;
     cg.set({
-      fen: boardFen(g.fen),
-      turnColor: g.turn,
-      check: g.check ? g.turn : false,
-      lastMove: lastMoveOf(g.moves),
-      viewOnly: !live,
+      fen: viewing ? boardFen(positions!.fens[ply]) : boardFen(g.fen),
+      turnColor: viewing ? (lastPly ? (lastPly.half === 0 && plies[ply]?.turn === lastPly.turn ? lastPly.color : other(lastPly.color)) : g.turns?.[0]?.color ?? g.turn) : g.turn,
+      check,
+      lastMove,
+      highlight: { lastMove: true, check: true, custom },
+      viewOnly: !canMove,
       movable: {
-        color: live ? me : undefined,
-        dests: myTurn() ? toDests(doubleMode ? g.legal?.double_dests : g.legal?.dests) : new Map(),
+        color: canMove ? me : undefined,
+        dests: myTurn() && !viewing ? toDests(doubleMode ? g.legal?.double_dests : g.legal?.dests) : new Map(),
       },
-      premovable: { enabled: live },
+      premovable: { enabled: canMove },
     });
-    if (myTurn()) setTimeout(() => cg.playPremove(), 0);
-    else if (!live) cg.cancelPremove();
+    boardEl.classList.toggle('viewing-history', viewing);
+    if (myTurn() && !viewing) setTimeout(() => cg.playPremove(), 0);
+    else if (!canMove) cg.cancelPremove();
 
     const mode = g.rated ? 'Rated' : 'Casual';
     const tc = g.days ? `${g.days} day${g.days === 1 ? '' : 's'} per move` : g.clock ? `${Math.round((g.clock.limit_ms / 60000) * 10) / 10}+${g.clock.increment_ms / 1000}` : 'Unlimited';
@@ -218,11 +398,13 @@ function showGame(app: HTMLElement, id: string): void {
       h('div', { class: 'versus' }, playerLabel(g, 'white', { diff: true, you: isPlayer() && me === 'white' }), h('span', { class: 'muted' }, ' vs '), playerLabel(g, 'black', { diff: true, you: isPlayer() && me === 'black' })),
       isPlayer() ? h('span', { class: 'muted', id: 'you-play' }, `you play ${me}`) : h('span', { class: 'muted', id: 'watching' }, 'watching (read-only)'),
     );
-    status.textContent = statusText(g, isPlayer() ? me : undefined);
+    const rule = turnRule(g, isPlayer() ? me : undefined, doubleMode);
+    status.replaceChildren(h('span', { class: 'status-main' }, g.status === 'finished' ? resultLine(g) : statusText(g, isPlayer() ? me : undefined)));
+    if (rule) status.append(h('span', { class: 'turn-rule', id: 'turn-rule' }, rule));
     status.className = `status${myTurn() ? ' mine' : ''}${g.status === 'finished' || g.status === 'aborted' ? ' over' : ''}`;
 
     // Players by the clocks: name (link) and rating, and the rating change once a rated game ended.
-    const top: Color = other(me ?? 'white'), bottom: Color = me ?? 'white';
+    const top: Color = other(bottomColor()), bottom: Color = bottomColor();
     for (const [el, c] of [[whoTop, top], [whoBottom, bottom]] as [HTMLElement, Color][]) {
       const you = isPlayer() && c === me;
       el.replaceChildren(
@@ -298,9 +480,31 @@ function showGame(app: HTMLElement, id: string): void {
       ].filter((x): x is HTMLButtonElement => !!x));
     }
     renderOver();
-    moves.replaceChildren(moveList(g.turns ?? [], (g.turns ?? []).length - 1));
+    // Move list: click a turn to see the position after it; the shown turn is marked.
+    const turns = g.turns ?? [];
+    const turnEnd = (i: number) => plies.filter(p => p.turn <= i).length;
+    moves.replaceChildren(moveList(turns, lastPly ? lastPly.turn : -1, i => void go(turnEnd(i))));
     const mv = moves.querySelector('.moves');
-    if (mv) mv.scrollTop = mv.scrollHeight;
+    if (mv && !viewing) mv.scrollTop = mv.scrollHeight;
+    else moves.querySelector('.mturn.current')?.scrollIntoView({ block: 'nearest' });
+    historyBar.hidden = !viewing;
+    historyBar.replaceChildren();
+    if (viewing) {
+      historyBar.append(
+        h('span', { id: 'history-where' }, ply === 0 ? 'Viewing the start position' : `Viewing move ${ply} of ${g.moves.length}: ${lastPly?.san ?? ''}`),
+        h('button', { class: 'primary', id: 'back-to-game', onclick: () => void go(g!.moves.length) }, 'Back to the game'));
+    }
+    const n = g.moves.length;
+    const navBtn = (bid: string, label: string, title: string, to: number, disabled: boolean) =>
+      h('button', { id: bid, class: 'small', title, 'aria-label': title, disabled, onclick: () => void go(to) }, label);
+    nav.replaceChildren(
+      navBtn('nav-first', '⏮', 'first position (Home)', 0, ply === 0),
+      navBtn('nav-prev', '◀', 'previous move (←)', ply - 1, ply === 0),
+      navBtn('nav-next', '▶', 'next move (→)', ply + 1, ply >= n),
+      navBtn('nav-last', '⏭', 'live position (End)', n, ply >= n),
+      h('button', { id: 'flip', class: 'small', title: 'flip the board', onclick: flip }, '⇅ Flip'),
+      h('button', { id: 'sound-toggle', class: 'small', 'aria-pressed': soundMuted() ? 'false' : 'true', title: 'game sounds on or off', onclick: toggleSound },
+        soundMuted() ? '🔇 Sound off' : '🔊 Sound on'));
     extra.replaceChildren(...[
       h('a', { href: `/api/games/${g.id}/pgn`, id: 'pgn-link', download: `doublemove_${g.variant}_${g.id}.pgn`, title: 'download the game as PGN' }, 'PGN'), ' · ',
       h('a', { href: `/analysis?game=${g.id}`, id: 'analyse-link' }, g.status === 'finished' ? 'Analyse / replay this game' : 'Analysis board'),
@@ -349,11 +553,17 @@ function showGame(app: HTMLElement, id: string): void {
       over.append(h('a', { class: 'button primary', id: 'rematch-link', href: `/game/${rm.game_id}` }, 'Rematch game →'));
       return;
     }
-    const res = h('div', { class: 'result-words', id: 'result-words' }, resultWords(g, isPlayer() ? me : undefined));
-    over.append(res);
-    if (!isPlayer()) return;
+    over.append(
+      h('div', { class: 'result-line', id: 'result-line' }, resultLine(g)),
+      h('div', { class: 'result-words', id: 'result-words' }, resultWords(g, isPlayer() ? me : undefined)));
+    const row = h('div', { class: 'row over-buttons' });
+    over.append(row);
+    const links = [
+      h('a', { class: 'button', id: 'new-game', href: '/#new-game', title: 'the lobby’s create-game form' }, 'New game'),
+      h('a', { class: 'button', id: 'analyse', href: `/analysis?game=${g.id}`, title: 'replay and analyse this game' }, 'Analyse'),
+    ];
+    if (!isPlayer()) return void row.append(...links);
     const opp = other(me!);
-    const row = h('div', { class: 'row' });
     if (rm?.offer === opp) {
       row.append(
         h('span', {}, `${nameOf(opp)} offers a rematch. `),
@@ -365,7 +575,7 @@ function showGame(app: HTMLElement, id: string): void {
     } else {
       row.append(h('button', { class: 'primary', id: 'rematch', disabled: rematchBusy, onclick: () => rematch() }, 'Rematch'));
     }
-    over.append(row);
+    row.append(...links);
     if (rematchMsg) over.append(h('div', { class: 'error', id: 'rematch-error' }, rematchMsg));
   }
 
@@ -407,8 +617,8 @@ function showGame(app: HTMLElement, id: string): void {
 
   function tick(): void {
     if (!g) return;
-    const top: Color = other(me ?? 'white');
-    const bottom: Color = me ?? 'white';
+    const top: Color = other(bottomColor());
+    const bottom: Color = bottomColor();
     for (const [el, time, c] of [[clockTop, timeTop, top], [clockBottom, timeBottom, bottom]] as [HTMLElement, HTMLElement, Color][]) {
       if (g.days) {
         const toMove = g.status === 'started' && g.turn === c;
@@ -430,12 +640,18 @@ function showGame(app: HTMLElement, id: string): void {
       time.textContent = fmtClock(ms);
       el.classList.toggle('running', running);
       el.classList.toggle('low', ms < 20000);
+      // One warning as the player's own clock runs low (again after it is back above 15 s).
+      if (isPlayer() && c === me && running) {
+        if (ms < 10000 && ms > 0 && !lowWarned) { lowWarned = true; playSound('low-time'); }
+        else if (ms > 15000) lowWarned = false;
+      }
     }
   }
   const timer = setInterval(tick, 100);
 
   function accept(s: GameState): void {
     setSeat(s);
+    sounds(g, s);
     g = s;
     receivedAt = performance.now();
     (window as any).__game = g;
