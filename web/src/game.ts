@@ -655,6 +655,7 @@ function showGame(app: HTMLElement, id: string): void {
     g = s;
     receivedAt = performance.now();
     (window as any).__game = g;
+    (window as any).__boardFen = () => cg.getFen(); // the shown placement (for the browser tests)
     render();
   }
 

@@ -1,0 +1,233 @@
+// The game page of issue 11 ("Seeing the game", the turn's rule in the status line, sounds): at 1280×860,
+// and at 390×844 where the layout matters. Games are made through the API; the page takes a seat with the
+// `#token=…` link, the opponent plays through the API.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, startBrowser, move, waitGame } from './helpers.mjs';
+
+const DESK = { width: 1280, height: 860 };
+const PHONE = { width: 390, height: 844 };
+let server, browser;
+const errors = [];
+before(async () => {
+  server = await startServer({ args: ['--request-burst', '1000', '--create-burst', '100', '--engine-games-per-client', '20'] });
+  browser = await startBrowser({ viewport: DESK });
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  assert.deepEqual(errors, [], 'no page errors');
+});
+
+async function call(method, path, body, token) {
+  const headers = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const r = await fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await r.json().catch(() => null);
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(data)}`);
+  return data;
+}
+/** A started person-vs-person game: [white seat, black seat]. */
+async function startedGame(variant, fen = null) {
+  const a = await call('POST', '/api/games', { variant, fen, opponent: 'human', color: 'white', clock: { limit: 600, increment: 5 } });
+  const b = await call('POST', `/api/games/${a.id}/join`, { invite: a.invite });
+  return [a, b];
+}
+const play = (seat, body) => call('POST', `/api/games/${seat.id}/move`, body, seat.token);
+/** The page in a seat (the private `#token=` link). */
+async function seatPage(seat, viewport = DESK) {
+  const page = await browser.ctx.newPage();
+  await page.setViewportSize(viewport);
+  page.on('pageerror', e => errors.push(`${seat.id}: ${e.message}`));
+  await page.goto(`${server.base}/game/${seat.id}#token=${encodeURIComponent(seat.token)}`);
+  await waitGame(page, g => g.you === seat.color, 'the seat');
+  return page;
+}
+const rule = page => page.textContent('#turn-rule');
+const shown = page => page.evaluate(() => window.__boardFen());
+const count = (page, sel) => page.locator(sel).count();
+/** Board squares with a class that chessground shows (it hides the ones it no longer needs). */
+const marked = (page, cls) => page.evaluate(c => [...document.querySelectorAll(`cg-board square.${c}`)].filter(s => s.style.display !== 'none').length, cls);
+async function screenshot(page, name) {
+  const dir = join(tmpdir(), 'dm-ui-game-page');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, name), fullPage: true });
+}
+
+test('status line: what a Two Move turn allows (turn start, response after a check)', async () => {
+  const [w, b] = await startedGame('two-move');
+  const page = await seatPage(w);
+  assert.match(await page.textContent('#status'), /your response move/i);
+  assert.match(await rule(page), /White's first turn is a single move/);
+  await move(page, 'e2e4');
+  await waitGame(page, g => g.turn === 'black', 'e4');
+  assert.match(await page.title(), /^Black to move — /);
+  await play(b, { turn: 'g8f6,b8c6' });
+  await waitGame(page, g => g.turn === 'white' && g.phase === 'start', 'the two-move turn');
+  assert.equal(await rule(page), '2 moves — a check, capture, promotion or en-passant chance ends it after one');
+  assert.match(await page.title(), /^● Your turn/);
+  await page.close();
+
+  // Black checks with one move (a single move turn): White has one response move.
+  const [w2, b2] = await startedGame('two-move', '4k3/8/8/8/8/r7/8/4K2R b K - 0 1 T');
+  const p2 = await seatPage(w2);
+  await play(b2, { move: 'a3e3' });
+  await waitGame(p2, g => g.turn === 'white' && g.phase === 'response' && g.check, 'the check');
+  assert.equal(await rule(p2), 'You were checked: one response move');
+  assert.equal(await marked(p2, 'check'), 1, 'the king in check is marked');
+  await p2.close();
+});
+
+test('status line and check in Double Move Chess: armed Double Move, check between the halves', async () => {
+  const [w, b] = await startedGame('double-move');
+  const page = await seatPage(w);
+  assert.match(await rule(page), /One move — or arm your Double Move/);
+  await move(page, 'e2e4');
+  await waitGame(page, g => g.turn === 'black', 'e4');
+  await play(b, { move: 'f7f6' });
+  await waitGame(page, g => g.turn === 'white', 'f6');
+  await page.click('#double-toggle');
+  assert.equal(await rule(page), 'Double Move armed: this move and one more');
+  await move(page, 'd1h5');
+  const g = await waitGame(page, g => g.phase === 'second', 'the first half (Qh5+)');
+  assert.equal(g.check, false, 'the state says only the side to move is not in check');
+  assert.match(await page.textContent('#status'), /Double Move: second half/);
+  // Black's king is in check between the halves: marked from the SAN's "+".
+  assert.equal(await marked(page, 'check'), 1, 'the checked king is marked between the halves');
+  await screenshot(page, 'double-move-check-between-halves.png');
+  await page.close();
+});
+
+for (const [vp, tag] of [[DESK, 'desktop'], [PHONE, 'phone']]) {
+  test(`Twinmove status and both moves of the last turn highlighted (${tag})`, async () => {
+    const [w, b] = await startedGame('twinmove');
+    const page = await seatPage(w, vp);
+    assert.equal(await rule(page), 'A piece move, or a pawn move then a piece move');
+    await move(page, 'e2e4');
+    await waitGame(page, g => g.phase === 'second', 'the pawn half');
+    assert.equal(await rule(page), 'Pawn moved: now a piece move');
+    await move(page, 'g1f3');
+    await waitGame(page, g => g.turn === 'black', 'the piece half');
+    // White's own turn: both halves highlighted (the first in its own style).
+    assert.equal(await marked(page, 'first-half'), 2, 'the first half: e2 and e4');
+    assert.equal(await marked(page, 'last-move'), 2, 'the second half: g1 and f3');
+    await play(b, { turn: 'e7e5,g8f6' });
+    await waitGame(page, g => g.turn === 'white' && g.moves.length === 4, 'the opponent turn');
+    assert.equal(await marked(page, 'first-half'), 2, "the opponent's first half: e7 and e5");
+    assert.equal(await marked(page, 'last-move'), 2, "the opponent's second half: g8 and f6");
+    const colours = await page.evaluate(() => [...document.querySelectorAll('cg-board square.first-half, cg-board square.last-move')].filter(s => s.style.display !== 'none').map(s => getComputedStyle(s).backgroundColor));
+    assert.ok(new Set(colours).size >= 2, `the first half has its own colour (${colours})`);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= vp.width, `no horizontal scrolling (${width})`);
+    await screenshot(page, `twinmove-last-turn-${tag}.png`);
+    await page.close();
+  });
+}
+
+test('move list: click a move to view it, ←/→/Home/End, back to the game, flip', async () => {
+  const [w, b] = await startedGame('chess');
+  const page = await seatPage(w);
+  const live0 = await shown(page);
+  for (const [side, mv] of [[w, 'e2e4'], [b, 'e7e5'], [w, 'g1f3'], [b, 'b8c6']]) await play(side, { move: mv });
+  const g = await waitGame(page, g => g.moves.length === 4, 'four moves');
+  const live = await shown(page);
+  assert.equal(live, g.fen.split(' ')[0]);
+  await page.click('#moves .mturn >> nth=0'); // 1.e4
+  await page.waitForSelector('#history-bar:not([hidden])');
+  assert.equal(await shown(page), 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR');
+  assert.match(await page.textContent('#history-where'), /move 1 of 4/);
+  assert.equal(await count(page, '#moves .mturn.current'), 1);
+  // read-only while viewing: a click on a piece does not move it
+  await move(page, 'd2d4');
+  await page.waitForTimeout(300);
+  assert.equal((await waitGame(page, () => true, 'state')).moves.length, 4, 'no move from the history view');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => window.__boardFen() === 'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(f => window.__boardFen() === f, live0);
+  await page.keyboard.press('End');
+  await page.waitForSelector('#history-bar', { state: 'hidden' });
+  assert.equal(await shown(page), live);
+  await page.keyboard.press('Home');
+  await page.waitForFunction(f => window.__boardFen() === f, live0);
+  await page.click('#back-to-game');
+  await page.waitForSelector('#history-bar', { state: 'hidden' });
+  assert.equal(await shown(page), live);
+  assert.equal(await count(page, '.cg-wrap.orientation-white'), 1);
+  assert.equal(await page.textContent('#clock-bottom .who'), 'White (you)');
+  await page.click('#flip');
+  assert.equal(await count(page, '.cg-wrap.orientation-black'), 1, 'flipped');
+  assert.match(await page.textContent('#clock-bottom .who'), /Black/);
+  await page.click('#nav-prev');
+  await page.waitForSelector('#history-bar:not([hidden])');
+  await screenshot(page, 'history-flipped.png');
+  await page.close();
+});
+
+for (const [vp, tag] of [[DESK, 'desktop'], [PHONE, 'phone']]) {
+  test(`game over after resigning: result in words, Rematch, New game, Analyse, title (${tag})`, async () => {
+    const [w, b] = await startedGame('two-move');
+    const page = await seatPage(b, vp);
+    await play(w, { move: 'e2e4' });
+    await waitGame(page, g => g.turn === 'black', 'e4');
+    await page.click('#resign');
+    await page.click('#resign');
+    await waitGame(page, g => g.status === 'finished', 'the resignation');
+    assert.equal(await page.textContent('#result-line'), 'White wins — Black resigned');
+    assert.match(await page.textContent('#status'), /White wins — Black resigned/);
+    assert.equal(await count(page, '#game-over #rematch'), 1);
+    assert.equal(await page.getAttribute('#game-over #new-game', 'href'), '/#new-game');
+    assert.equal(await page.getAttribute('#game-over #analyse', 'href'), `/analysis?game=${b.id}`);
+    assert.match(await page.title(), /^White wins — Black resigned — /);
+    for (const sel of ['#rematch', '#new-game', '#analyse']) {
+      const box = await page.locator(sel).boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= vp.width, `${sel} on screen`);
+    }
+    await screenshot(page, `game-over-${tag}.png`);
+    await page.click('#new-game');
+    await page.waitForSelector('#new-game form, #new-game select[name=variant]');
+    await page.close();
+  });
+}
+
+test("game over in words: a captured king (never the code king_captured)", async () => {
+  const [w] = await startedGame('twinmove', '4k3/8/8/8/8/8/8/4R1K1 w - - 0 1 T');
+  const page = await seatPage(w);
+  await move(page, 'e1e8');
+  await waitGame(page, g => g.status === 'finished', 'the king capture');
+  assert.equal(await page.textContent('#result-line'), "White wins — Black's king was captured");
+  assert.doesNotMatch(await page.textContent('.side-col'), /king_captured/);
+  await page.close();
+});
+
+test('sounds: a move sound, a remembered mute toggle', async () => {
+  const [w, b] = await startedGame('chess');
+  const page = await seatPage(w);
+  assert.equal(await page.getAttribute('#sound-toggle', 'aria-pressed'), 'true');
+  await play(w, { move: 'e2e4' });
+  await play(b, { move: 'd7d5' });
+  await waitGame(page, g => g.moves.length === 2, 'two moves');
+  await play(w, { move: 'e4d5' });
+  await waitGame(page, g => g.moves.length === 3, 'the capture');
+  let sounds = await page.evaluate(() => window.__sounds.map(s => s.name));
+  assert.deepEqual(sounds.slice(-2), ['move', 'capture']);
+  await page.click('#sound-toggle');
+  assert.equal(await page.getAttribute('#sound-toggle', 'aria-pressed'), 'false');
+  assert.match(await page.textContent('#sound-toggle'), /off/i);
+  assert.equal(await page.evaluate(() => localStorage.getItem('doublemove.sound')), 'off');
+  await page.reload();
+  await waitGame(page, g => g.moves.length === 3, 'the reload');
+  assert.match(await page.textContent('#sound-toggle'), /off/i, 'muted after a reload');
+  await play(b, { move: 'd8d5' });
+  await waitGame(page, g => g.moves.length === 4, 'Qxd5');
+  sounds = await page.evaluate(() => window.__sounds);
+  assert.deepEqual(sounds.at(-1), { name: 'capture', muted: true });
+  await page.click('#sound-toggle'); // back on for the other tests
+  await call('POST', `/api/games/${w.id}/resign`, undefined, w.token);
+  await page.waitForFunction(() => window.__sounds.at(-1)?.name === 'end');
+  await page.close();
+});
