@@ -399,7 +399,7 @@ function showGame(app: HTMLElement, id: string): void {
       isPlayer() ? h('span', { class: 'muted', id: 'you-play' }, `you play ${me}`) : h('span', { class: 'muted', id: 'watching' }, 'watching (read-only)'),
     );
     const rule = turnRule(g, isPlayer() ? me : undefined, doubleMode);
-    status.replaceChildren(h('span', { class: 'status-main' }, g.status === 'finished' ? resultLine(g) : statusText(g, isPlayer() ? me : undefined)));
+    status.replaceChildren(h('span', { class: 'status-main' }, g.status === 'finished' ? `Game over — ${resultWords(g, isPlayer() ? me : undefined)}` : statusText(g, isPlayer() ? me : undefined)));
     if (rule) status.append(h('span', { class: 'turn-rule', id: 'turn-rule' }, rule));
     status.className = `status${myTurn() ? ' mine' : ''}${g.status === 'finished' || g.status === 'aborted' ? ' over' : ''}`;
 
@@ -498,13 +498,13 @@ function showGame(app: HTMLElement, id: string): void {
     const navBtn = (bid: string, label: string, title: string, to: number, disabled: boolean) =>
       h('button', { id: bid, class: 'small', title, 'aria-label': title, disabled, onclick: () => void go(to) }, label);
     nav.replaceChildren(
-      navBtn('nav-first', '⏮', 'first position (Home)', 0, ply === 0),
-      navBtn('nav-prev', '◀', 'previous move (←)', ply - 1, ply === 0),
-      navBtn('nav-next', '▶', 'next move (→)', ply + 1, ply >= n),
-      navBtn('nav-last', '⏭', 'live position (End)', n, ply >= n),
-      h('button', { id: 'flip', class: 'small', title: 'flip the board', onclick: flip }, '⇅ Flip'),
+      navBtn('nav-first', '«', 'first position (Home)', 0, ply === 0),
+      navBtn('nav-prev', '‹', 'previous move (←)', ply - 1, ply === 0),
+      navBtn('nav-next', '›', 'next move (→)', ply + 1, ply >= n),
+      navBtn('nav-last', '»', 'live position (End)', n, ply >= n),
+      h('button', { id: 'flip', class: 'small', title: 'flip the board', onclick: flip }, 'Flip board'),
       h('button', { id: 'sound-toggle', class: 'small', 'aria-pressed': soundMuted() ? 'false' : 'true', title: 'game sounds on or off', onclick: toggleSound },
-        soundMuted() ? '🔇 Sound off' : '🔊 Sound on'));
+        soundMuted() ? 'Sound: off' : 'Sound: on'));
     extra.replaceChildren(...[
       h('a', { href: `/api/games/${g.id}/pgn`, id: 'pgn-link', download: `doublemove_${g.variant}_${g.id}.pgn`, title: 'download the game as PGN' }, 'PGN'), ' · ',
       h('a', { href: `/analysis?game=${g.id}`, id: 'analyse-link' }, g.status === 'finished' ? 'Analyse / replay this game' : 'Analysis board'),

@@ -178,7 +178,7 @@ for (const [vp, tag] of [[DESK, 'desktop'], [PHONE, 'phone']]) {
     await page.click('#resign');
     await waitGame(page, g => g.status === 'finished', 'the resignation');
     assert.equal(await page.textContent('#result-line'), 'White wins — Black resigned');
-    assert.match(await page.textContent('#status'), /White wins — Black resigned/);
+    assert.match(await page.textContent('#status'), /Game over — Lost by resignation/);
     assert.equal(await count(page, '#game-over #rematch'), 1);
     assert.equal(await page.getAttribute('#game-over #new-game', 'href'), '/#new-game');
     assert.equal(await page.getAttribute('#game-over #analyse', 'href'), `/analysis?game=${b.id}`);
