@@ -274,7 +274,9 @@ function arrows(ex: Example): DrawShape[] {
   return out;
 }
 
-function exampleFigure(variant: RulesVariant, ex: Example, i: number): HTMLElement {
+/** An example's figure; `boards` gets the mini-board's start, run once the figure is in the document (chessground
+ * measures the board when it starts, and the arrows need those bounds). */
+function exampleFigure(variant: RulesVariant, ex: Example, i: number, boards: (() => void)[]): HTMLElement {
   const board = h('div', { class: 'mini-board', role: 'img', 'aria-label': `${ex.title}: ${ex.pgn.replace(/\s*\*$/, '')}` });
   const fig = h('figure', {
     class: 'rules-example',
@@ -293,13 +295,13 @@ function exampleFigure(variant: RulesVariant, ex: Example, i: number): HTMLEleme
   ));
   if (ex.refused) fig.dataset.refused = ex.refused[0];
   if (ex.result) fig.dataset.result = ex.result;
-  Chessground(board, {
+  boards.push(() => Chessground(board, {
     fen: ex.fen.split(' ')[0],
     orientation: 'white',
     viewOnly: true,
     coordinates: false,
     drawable: { enabled: false, visible: true, autoShapes: arrows(ex) },
-  });
+  }));
   return fig;
 }
 
@@ -314,6 +316,7 @@ export function rulesPage(app: HTMLElement, slug: string): void {
   }
   document.title = `${page.title} rules · doublemove`;
   const others = RULES_VARIANTS.filter(v => v !== variant);
+  const boards: (() => void)[] = [];
   app.append(h('article', { class: 'panel rules-page', id: `rules-${variant}` },
     h('h1', {}, `${page.title}: the rules`),
     h('p', { class: 'rules-intro' }, page.intro),
@@ -326,11 +329,12 @@ export function rulesPage(app: HTMLElement, slug: string): void {
       h('h2', {}, 'Key cases'),
       h('p', { class: 'muted rules-legend' }, 'Arrows: ', h('span', { class: 'key-white' }, 'green'), ' = White\'s moves, ',
         h('span', { class: 'key-black' }, 'blue'), ' = Black\'s, numbered in the order they are played. The board shows the position before them.'),
-      h('div', { class: 'rules-examples' }, page.examples.map((ex, i) => exampleFigure(variant, ex, i)))),
+      h('div', { class: 'rules-examples' }, page.examples.map((ex, i) => exampleFigure(variant, ex, i, boards)))),
     page.extra?.() ?? null,
     h('section', {}, h('h2', {}, 'Our rulings'),
       h('p', { class: 'muted' }, 'Where the original rules leave a question open, this site plays it this way:'),
       h('ul', {}, page.rulings.map(r => h('li', {}, r)))),
     h('p', { class: 'muted' }, 'In a PGN record this variant is ', h('code', {}, `[Variant "${PGN_NAMES[variant]}"]`), '.'),
   ));
+  boards.forEach(start => start());
 }

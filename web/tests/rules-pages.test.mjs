@@ -54,9 +54,13 @@ for (const [variant, title] of Object.entries(PAGES)) {
         const box = await fig.locator('.mini-board').boundingBox();
         assert.ok(box.width >= 200 && Math.abs(box.width - box.height) < 2, `${variant} example ${i + 1}: board ${box.width}×${box.height}`);
         assert.ok(box.x >= 0 && box.x + box.width <= viewport.width, `${variant} example ${i + 1}: board inside the window`);
-        // one arrow per move of the example
+        // one arrow per move of the example, drawn from square to square (an arrow drawn before the board
+        // had its size collapses to a point)
         const moves = (await fig.getAttribute('data-turns')).split(/[ ,]/).filter(Boolean).length;
-        await page.waitForFunction(([el, k]) => el.querySelectorAll('svg.cg-shapes g[cgHash], svg.cg-shapes g').length >= k, [await fig.elementHandle(), moves]);
+        await page.waitForFunction(([el, k]) => el.querySelectorAll('svg.cg-shapes line').length === k, [await fig.elementHandle(), moves]);
+        const lengths = await fig.locator('svg.cg-shapes line').evaluateAll(ls => ls.map(l =>
+          Math.hypot(+l.getAttribute('x2') - +l.getAttribute('x1'), +l.getAttribute('y2') - +l.getAttribute('y1'))));
+        for (const len of lengths) assert.ok(Number.isFinite(len) && len > 0.3, `${variant} example ${i + 1}: an arrow of length ${len}`);
       }
       assert.ok(await noHorizontalScroll(page), `${variant} (${size}) scrolls sideways`);
       // the page's links: the analysis board with this variant, and the lobby
