@@ -70,39 +70,39 @@ const PAGES: Record<RulesVariant, Page> = {
       },
       {
         title: 'A check ends the turn',
-        text: 'Bb5+ is the first move of White\'s turn and gives check, so White\'s turn is over. Black gets one response move and blocks with c6.',
+        text: '`Bb5+` is the first move of White\'s turn and gives check, so White\'s turn is over. Black gets one response move and blocks with `c6`.',
         fen: 'rnbqkbnr/ppp2ppp/8/3pp3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 3 T',
         pgn: '3.Bb5+ c6 *',
         turns: ['f1b5', 'c7c6'],
       },
       {
         title: '…or check with the second move',
-        text: 'The same check as the second move of a normal turn: Nc3 first, then Bb5+. Black then has a full turn, but its first move must get out of check (c6), and Nf6 follows.',
+        text: 'The same check as the second move of a normal turn: `Nc3` first, then `Bb5+`. Black then has a full turn, but its first move must get out of check (`c6`), and `Nf6` follows.',
         fen: 'rnbqkbnr/ppp2ppp/8/3pp3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 3 T',
         pgn: '3.Nc3,Bb5+ c6,Nf6 *',
         turns: ['b1c3,f1b5', 'c7c6,g8f6'],
       },
       {
         title: 'A capture ends the turn',
-        text: 'exd5 captures, so it is a single move turn. Black\'s response Qxd5 captures too, but a response never earns a response: White plays a normal two-move turn next.',
+        text: '`exd5` captures, so it is a single move turn. Black\'s response `Qxd5` captures too, but a response never earns a response: White plays a normal two-move turn next.',
         fen: 'rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2 T',
         pgn: '2.exd5 Qxd5 3.Nc3,Nf3 *',
         turns: ['e4d5', 'd8d5', 'b1c3,g1f3'],
       },
       {
         title: 'A promotion ends the turn',
-        text: 'a8=Q promotes, so White\'s turn ends with it. Black\'s king makes its response move.',
+        text: '`a8=Q` promotes, so White\'s turn ends with it. Black\'s king makes its response move.',
         fen: '8/P6k/8/8/8/8/8/4K3 w - - 0 1 T',
         pgn: '1.a8=Q Kg6 *',
         turns: ['a7a8q', 'h7g6'],
       },
       {
         title: 'An en passant chance ends the turn',
-        text: 'e4 lets Black\'s d-pawn capture en passant, so the turn ends at once and Black can use the chance as its response: dxe3. White may not hide it by adding a second move.',
+        text: '`e4` lets Black\'s d-pawn capture en passant, so the turn ends at once and Black can use the chance as its response: `dxe3`. White may not hide it by adding a second move.',
         fen: '4k3/8/8/8/3p4/8/4P3/4K1N1 w - - 0 1 T',
         pgn: '1.e4 dxe3 *',
         turns: ['e2e4', 'd4e3'],
-        refused: ['1.e4,Kd2 *', 'e4 gives an en passant chance, so it ends the turn'],
+        refused: ['1.e4,Kd2 *', '`e4` gives an en passant chance, so it ends the turn'],
       },
       {
         title: 'A lone king is stuck',
@@ -122,7 +122,7 @@ const PAGES: Record<RulesVariant, Page> = {
       'Repetition counts every position, half-way ones included; positions only match if the turn phase (normal turn, response, half way) and the pieces that may not move again match too. Threefold may be claimed, fivefold ends the game.',
       'The fifty-move rule counts turns: 100 turns without a capture or pawn move may be claimed, 150 end the game.',
       'Only bare kings are a dead draw: a lone king cannot complete a normal turn, so even a single knight or bishop can still win.',
-      'In FEN a 7th field gives the phase: R (response move), T (start of a normal turn), H plus the square(s) of the piece(s) that already moved (half way).',
+      'In FEN a 7th field gives the phase: `R` (response move), `T` (start of a normal turn), `H` plus the square(s) of the piece(s) that already moved (half way).',
     ],
   },
   'double-move': {
@@ -138,14 +138,14 @@ const PAGES: Record<RulesVariant, Page> = {
     examples: [
       {
         title: 'Using the Double Move',
-        text: 'White spends its Double Move at once: e4 and d4 in one turn. The FEN\'s 7th field goes from WB (both sides still have it) to -B (only Black has it).',
+        text: 'White spends its Double Move at once: `e4` and `d4` in one turn. The FEN\'s 7th field goes from `WB` (both sides still have it) to `-B` (only Black has it).',
         fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 WB',
         pgn: '1.e4,d4 e5 2.dxe5 *',
         turns: ['e2e4,d2d4', 'e7e5', 'd4e5'],
       },
       {
         title: 'Quiet, then mate',
-        text: 'Qh5 threatens nothing yet, but with the Double Move the queen goes on at once: Qxf7#. Black still has its Double Move, but no legal first move to begin it with, so it is checkmate.',
+        text: '`Qh5` threatens nothing yet, but with the Double Move the queen goes on at once: `Qxf7#`. Black still has its Double Move, but no legal first move to begin it with, so it is checkmate.',
         fen: 'r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR w KQkq - 2 3 WB',
         pgn: '3.Qh5,Qxf7# *',
         turns: ['d1h5,h5f7'],
@@ -153,7 +153,7 @@ const PAGES: Record<RulesVariant, Page> = {
       },
       {
         title: 'Check in the middle of a turn',
-        text: 'Ra8+ gives check with the first half, and White simply goes on: O-O completes the turn. Black must then get out of check.',
+        text: '`Ra8+` gives check with the first half, and White simply goes on: `O-O` completes the turn. Black must then get out of check.',
         fen: '4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1 WB',
         pgn: '1.Ra8+,O-O Kd7 *',
         turns: ['a1a8,e1g1', 'e8d7'],
@@ -161,19 +161,19 @@ const PAGES: Record<RulesVariant, Page> = {
       },
       {
         title: 'Each half must be legal',
-        text: 'White is in check, so the first half must deal with it: Qe2 blocks, and then the queen takes the rook with check.',
+        text: 'White is in check, so the first half must deal with it: `Qe2` blocks, and then the queen takes the rook with check.',
         fen: '4r1k1/8/8/8/8/8/3Q4/4K3 w - - 0 1 WB',
         pgn: '1.Qe2,Qxe8+ Kh7 *',
         turns: ['d2e2,e2e8', 'g8h7'],
-        refused: ['1.Qd3,Qe3 *', 'Qd3 leaves the king in check, even though Qe3 would block afterwards'],
+        refused: ['1.Qd3,Qe3 *', '`Qd3` leaves the king in check, even though `Qe3` would block afterwards'],
       },
       {
         title: 'Move order and en passant',
-        text: 'Kd1 first, then b4: the pawn push ends the turn, so Black may take en passant (cxb3). Played the other way round, b4 then Kd1, the chance is gone by the time Black moves.',
+        text: '`Kd1` first, then `b4`: the pawn push ends the turn, so Black may take en passant (`cxb3`). Played the other way round, `b4` then `Kd1`, the chance is gone by the time Black moves.',
         fen: '4k3/8/8/8/2p5/8/1P6/4K3 w - - 0 1 WB',
         pgn: '1.Kd1,b4 cxb3 *',
         turns: ['e1d1,b2b4', 'c4b3'],
-        refused: ['1.b4,Kd1 cxb3 *', 'after b4,Kd1 there is no en passant capture'],
+        refused: ['1.b4,Kd1 cxb3 *', 'after `b4,Kd1` there is no en passant capture'],
       },
     ],
     rulings: [
@@ -182,7 +182,7 @@ const PAGES: Record<RulesVariant, Page> = {
       'Checkmate, stalemate and repetition are only judged when the turn passes; the position between the two halves never ends the game and is not counted.',
       'The fifty-move counter counts every move, both halves of a Double Move included.',
       'With a clock, your time keeps running between the halves; the increment is added once, when the turn passes.',
-      'A record (PGN) writes the two halves of a Double Move with a comma: 1.e4,d4.',
+      'A record (PGN) writes the two halves of a Double Move with a comma: `1.e4,d4`.',
     ],
     extra: () => h('section', { class: 'rules-fen' },
       h('h2', {}, 'The 7th FEN field'),
@@ -212,7 +212,7 @@ const PAGES: Record<RulesVariant, Page> = {
     examples: [
       {
         title: 'Pawn, then piece',
-        text: 'White must open with a pawn move, here e4, and adds a piece move, Nf3. Black moves a piece only (Nc6): that is a whole turn too.',
+        text: 'White must open with a pawn move, here `e4`, and adds a piece move, `Nf3`. Black moves a piece only (`Nc6`): that is a whole turn too.',
         fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 T',
         pgn: '1.e4,Nf3 Nc6 *',
         turns: ['e2e4,g1f3', 'b8c6'],
@@ -220,14 +220,14 @@ const PAGES: Record<RulesVariant, Page> = {
       },
       {
         title: 'Attacked king: pawn first, then cover',
-        text: 'The queen attacks Black\'s king along the e-file. Black may still push a pawn first (d5) and then cover with the piece move (Be7).',
+        text: 'The queen attacks Black\'s king along the e-file. Black may still push a pawn first (`d5`) and then cover with the piece move (`Be7`).',
         fen: 'rnbqkb1r/pppp1ppp/5n2/8/8/5N2/PPPPQPPP/RNB1KB1R b KQkq - 0 4 T',
         pgn: '4...d5,Be7 *',
         turns: ['d7d5,f8e7'],
       },
       {
         title: 'King capture wins',
-        text: 'Same position, but Black forgets the king: d5,Nc6 is allowed, and White simply takes the king with Qxe8. Game over.',
+        text: 'Same position, but Black forgets the king: `d5,Nc6` is allowed, and White simply takes the king with `Qxe8`. Game over.',
         fen: 'rnbqkb1r/pppp1ppp/5n2/8/8/5N2/PPPPQPPP/RNB1KB1R b KQkq - 0 4 T',
         pgn: '4...d5,Nc6 5.Qxe8 *',
         turns: ['d7d5,b8c6', 'e2e8'],
@@ -235,7 +235,7 @@ const PAGES: Record<RulesVariant, Page> = {
       },
       {
         title: 'Promote, then move the new piece',
-        text: 'a8=Q is the pawn move; the new queen then makes the piece move and captures the king on e8.',
+        text: '`a8=Q` is the pawn move; the new queen then makes the piece move and captures the king on e8.',
         fen: '4k3/P7/8/8/8/8/8/4K3 w - - 0 1 T',
         pgn: '1.a8=Q,Qxe8 *',
         turns: ['a7a8q,a8e8'],
@@ -255,11 +255,16 @@ const PAGES: Record<RulesVariant, Page> = {
       'Castling still needs an unmoved king and rook and empty squares between them, but check and attacked squares are ignored.',
       'A player who cannot complete any turn is stalemated, a draw, whether or not the king is attacked.',
       'Repetition, the fifty-move rule (counted in turns) and dead positions work as in orthodox chess, judged between turns.',
-      'In a record, + marks a move after which the opponent\'s king stands attacked; there is no #.',
-      'In FEN a 7th field gives the phase: T at the start of a turn, P after the pawn move (a piece move must follow).',
+      'In a record, `+` marks a move after which the opponent\'s king stands attacked; there is no `#`.',
+      'In FEN a 7th field gives the phase: `T` at the start of a turn, `P` after the pawn move (a piece move must follow).',
     ],
   },
 };
+
+/** Text with `code` spans (moves, FEN fields) as <code>, so they never break in the middle. */
+function rich(text: string): (string | HTMLElement)[] {
+  return text.split('`').map((part, i) => (i % 2 ? h('code', {}, part) : part));
+}
 
 /** Arrows of an example: White's moves green, Black's blue, numbered in the order they are played. */
 function arrows(ex: Example): DrawShape[] {
@@ -289,9 +294,9 @@ function exampleFigure(variant: RulesVariant, ex: Example, i: number, boards: ((
   board,
   h('figcaption', {},
     h('h3', {}, ex.title),
-    h('p', {}, ex.text),
+    h('p', {}, ...rich(ex.text)),
     ex.pgn !== '*' ? h('p', { class: 'rules-moves' }, h('code', {}, ex.pgn.replace(/\s*\*$/, ''))) : null,
-    ex.refused ? h('p', { class: 'rules-refused' }, h('strong', {}, 'Not allowed: '), h('code', {}, ex.refused[0].replace(/\s*\*$/, '')), ` — ${ex.refused[1]}.`) : null,
+    ex.refused ? h('p', { class: 'rules-refused' }, h('strong', {}, 'Not allowed: '), h('code', {}, ex.refused[0].replace(/\s*\*$/, '')), ' — ', ...rich(ex.refused[1]), '.') : null,
   ));
   if (ex.refused) fig.dataset.refused = ex.refused[0];
   if (ex.result) fig.dataset.result = ex.result;
@@ -324,7 +329,7 @@ export function rulesPage(app: HTMLElement, slug: string): void {
       h('a', { class: 'button primary', id: 'rules-analysis', href: `/analysis?variant=${variant}` }, `Try it on the analysis board`),
       h('a', { class: 'button', id: 'rules-lobby', href: '/' }, 'Play a game (lobby)'),
       h('span', { class: 'muted' }, 'Other rules: ', ...others.flatMap((v, i) => [i ? ' · ' : '', h('a', { href: `/variant/${v}` }, PAGES[v].title)]))),
-    h('section', {}, h('h2', {}, 'In short'), h('ul', {}, page.basics.map(b => h('li', {}, b)))),
+    h('section', {}, h('h2', {}, 'In short'), h('ul', {}, page.basics.map(b => h('li', {}, ...rich(b))))),
     h('section', {},
       h('h2', {}, 'Key cases'),
       h('p', { class: 'muted rules-legend' }, 'Arrows: ', h('span', { class: 'key-white' }, 'green'), ' = White\'s moves, ',
@@ -333,7 +338,7 @@ export function rulesPage(app: HTMLElement, slug: string): void {
     page.extra?.() ?? null,
     h('section', {}, h('h2', {}, 'Our rulings'),
       h('p', { class: 'muted' }, 'Where the original rules leave a question open, this site plays it this way:'),
-      h('ul', {}, page.rulings.map(r => h('li', {}, r)))),
+      h('ul', {}, page.rulings.map(r => h('li', {}, ...rich(r))))),
     h('p', { class: 'muted' }, 'In a PGN record this variant is ', h('code', {}, `[Variant "${PGN_NAMES[variant]}"]`), '.'),
   ));
   boards.forEach(start => start());

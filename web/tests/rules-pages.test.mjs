@@ -67,6 +67,8 @@ for (const [variant, title] of Object.entries(PAGES)) {
       assert.equal(await page.locator('#rules-analysis').getAttribute('href'), `/analysis?variant=${variant}`);
       assert.equal(await page.locator('#rules-lobby').getAttribute('href'), '/');
       mkdirSync(shots, { recursive: true });
+      // the phone's screenshot shows the first examples
+      if (size === 'phone') await page.getByRole('heading', { level: 2, name: 'Key cases' }).evaluate(e => e.scrollIntoView());
       await page.screenshot({ path: join(shots, `rules-${variant}${size === 'phone' ? '-phone' : ''}.png`), fullPage: size === 'desktop' });
       if (size === 'desktop') {
         await Promise.all([page.waitForURL(/\/analysis\?variant=/), page.click('#rules-analysis')]);
