@@ -314,8 +314,11 @@ export function rulesPage(app: HTMLElement, slug: string): void {
   const variant = slug as RulesVariant;
   const page = PAGES[variant];
   if (!page) {
-    app.append(h('div', { class: 'panel rules-page' }, h('h1', {}, 'Rules'),
-      h('p', {}, 'There is no rules page with that name. The variants:'),
+    // /variant: the list of rules pages (orthodox chess plays by the usual FIDE rules and has none)
+    document.title = 'Rules · doublemove';
+    app.append(h('div', { class: 'panel rules-page' }, h('h1', {}, 'Rules of the variants'),
+      h('p', {}, slug && slug !== 'chess' ? `There is no rules page called "${slug}". ` : '',
+        'Orthodox chess follows the usual FIDE rules. The variants played here:'),
       h('ul', {}, RULES_VARIANTS.map(v => h('li', {}, h('a', { href: `/variant/${v}` }, PAGES[v].title))))));
     return;
   }

@@ -143,4 +143,12 @@ for (const [size, viewport] of [['desktop', DESK], ['phone', PHONE]]) {
   });
 }
 
+test('/variant lists the three rules pages', async () => {
+  const page = await open('/variant');
+  await page.getByRole('heading', { level: 1, name: 'Rules of the variants' }).waitFor();
+  const hrefs = await page.locator('.rules-page li a').evaluateAll(as => as.map(a => a.getAttribute('href')));
+  assert.deepEqual(hrefs, Object.keys(PAGES).map(v => `/variant/${v}`));
+  await page.close();
+});
+
 test('no page errors', () => assert.deepEqual(errors, []));
