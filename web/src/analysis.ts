@@ -6,6 +6,7 @@ import { Chessground } from '@lichess-org/chessground';
 import type { Api } from '@lichess-org/chessground/api';
 import type { Key } from '@lichess-org/chessground/types';
 import { api, variantTitle, VARIANTS, wsUrl, type Legal, type Variant } from './api';
+import { rulesHref } from './rules';
 import { askPromotion, boardFen, freshBounds, h, needsPromotion, scoreText, toDests } from './util';
 
 export const START: Record<Variant, string> = {
@@ -73,8 +74,17 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   const title = h('div', { class: 'game-title' });
   const status = h('div', { class: 'status', id: 'status' });
   const error = h('div', { class: 'error', id: 'analysis-error' });
-  const variantSel = h('select', { name: 'variant', onchange: () => { variant = variantSel.value as Variant; setRoot(START[variant]); } },
+  const variantSel = h('select', { name: 'variant', onchange: () => { variant = variantSel.value as Variant; setRoot(START[variant]); syncRules(); } },
     VARIANTS.map(([k, t]) => h('option', { value: k, selected: k === variant }, t)));
+  // "Rules" next to the variant select: the selected variant's rules page (orthodox chess has none).
+  const rulesLink = h('a', { class: 'rules-link', id: 'analysis-rules', href: '/' }, 'Rules');
+  const syncRules = () => {
+    const href = rulesHref(variantSel.value);
+    rulesLink.hidden = !href;
+    if (href) rulesLink.href = href;
+    rulesLink.title = `The rules of ${variantTitle(variantSel.value)}`;
+  };
+  syncRules();
   const fenInput = h('input', { type: 'text', id: 'fen', class: 'fen', style: 'flex:1; min-width: 12em' });
   const engineBox = h('input', { type: 'checkbox', id: 'engine-on', checked: engineOn, onchange: () => { engineOn = engineBox.checked; analyse(); } });
   const multipv = h('select', { id: 'multipv', onchange: () => analyse() }, [1, 2, 3, 4, 5].map(n => h('option', { value: String(n), selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
@@ -92,7 +102,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
         h('button', { id: 'next', onclick: () => cur.children[0] && go(cur.children[0]) }, '▶'), h('button', { onclick: () => { let n = cur; while (n.children[0]) n = n.children[0]; go(n); }, title: 'end' }, '▶|'),
         h('button', { onclick: () => cg.toggleOrientation() }, 'Flip'), dmBtn)),
     h('div', { class: 'side-col panel' }, title, status,
-      h('div', { class: 'row' }, 'Variant', variantSel),
+      h('div', { class: 'row' }, 'Variant', variantSel, rulesLink),
       h('div', { class: 'row' }, fenInput, h('button', { onclick: () => setRoot(fenInput.value.trim()) }, 'Load FEN')),
       h('div', { class: 'row' }, h('label', {}, engineBox, ' Engine'), multipv, movetime),
       linesEl, error, tree,
@@ -289,6 +299,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   function loadImport(r: Import, info: string): void {
     variant = r.variant;
     variantSel.value = variant;
+    syncRules();
     root = { fen: r.initial_fen, uci: null, san: '', parent: null, children: [] };
     let n = root;
     let k = 0;

@@ -1,4 +1,5 @@
 // The lobby: create a game, open games to join, this browser's games, finished games archive.
+import { rulesHref } from './rules';
 import { api, myGames, saveGame, forgetGame, variantTitle, VARIANTS, DAYS, type GameState, type Color } from './api';
 import { account } from './auth';
 import { seekPanels } from './seeks';
@@ -37,6 +38,16 @@ const tcText = (g: GameState) =>
 
 export function createForm(opts: { fen?: string; variant?: string; onCreated?: (c: Created) => void } = {}): HTMLElement {
   const variant = h('select', { name: 'variant' }, VARIANTS.map(([k, t]) => h('option', { value: k, selected: k === (opts.variant ?? 'double-move') }, t)));
+  // "Rules" next to the variant choice: the selected variant's rules page (orthodox chess has none).
+  const rules = h('a', { class: 'rules-link', id: 'create-rules', href: '/' }, 'Rules');
+  const syncRules = () => {
+    const href = rulesHref(variant.value);
+    rules.hidden = !href;
+    if (href) rules.href = href;
+    rules.title = `The rules of ${variantTitle(variant.value)}`;
+  };
+  variant.addEventListener('change', syncRules);
+  syncRules();
   const opponent = h('select', { name: 'opponent' }, h('option', { value: 'engine' }, 'Engine'), h('option', { value: 'human' }, 'A person (invite link)'));
   const level = h('select', { name: 'level' }, [1, 2, 3, 4, 5, 6, 7, 8].map(l => h('option', { value: String(l), selected: l === 3 }, `Level ${l}`)));
   const color = h('select', { name: 'color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'), h('option', { value: 'random', selected: true }, 'Random'));
@@ -97,7 +108,7 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
         }
       },
     },
-    h('label', {}, 'Variant ', variant),
+    h('div', { class: 'variant-field' }, h('label', {}, 'Variant ', variant), rules),
     h('label', {}, 'Opponent ', opponent),
     levelRow,
     h('label', {}, 'Your colour ', color),

@@ -1,11 +1,12 @@
 // Client-side routes: / lobby, /game/{id}, /join/{id}?invite=…, /analysis, /editor, /signup, /login,
-// /@/{name} (player), /leaderboard.
+// /@/{name} (player), /leaderboard, /variant/{two-move|double-move|twinmove} (rules pages; /variant lists them).
 import { lobby } from './lobby';
 import { gamePage, joinPage } from './game';
 import { analysisPage } from './analysis';
 import { editorPage } from './editor';
 import { authPage, renderHeader } from './auth';
 import { leaderboardPage, playerPage } from './players';
+import { rulesPage } from './rules';
 import { h } from './util';
 
 function route(): void {
@@ -24,6 +25,7 @@ function route(): void {
   else if (path === '/signup' || path === '/login') authPage(app, path === '/signup' ? 'signup' : 'login');
   else if ((m = path.match(/^\/@\/([\w-]+)$/))) playerPage(app, m[1], params);
   else if (path === '/leaderboard') leaderboardPage(app, params);
+  else if ((m = path.match(/^\/variant(?:\/([\w-]+))?$/))) rulesPage(app, m[1] ?? '');
   else app.append(h('div', { class: 'panel' }, h('h2', {}, 'Not found'), h('a', { href: '/' }, 'Back to the lobby')));
 }
 
