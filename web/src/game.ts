@@ -8,6 +8,7 @@ import { account } from './auth';
 import { chatPanel } from './chat';
 import { playerLabel, resultWords, untilText } from './forms';
 import { opponentText } from './lobby';
+import { rulesHref } from './rules';
 import { playSound, setSoundMuted, soundMuted } from './sound';
 import { askPromotion, boardFen, fmtClock, freshBounds, h, moveList, needsPromotion, toDests } from './util';
 
@@ -393,8 +394,10 @@ function showGame(app: HTMLElement, id: string): void {
 
     const mode = g.rated ? 'Rated' : 'Casual';
     const tc = g.days ? `${g.days} day${g.days === 1 ? '' : 's'} per move` : g.clock ? `${Math.round((g.clock.limit_ms / 60000) * 10) / 10}+${g.clock.increment_ms / 1000}` : 'Unlimited';
+    const rules = rulesHref(g.variant);
     title.replaceChildren(
-      h('div', {}, h('strong', {}, variantTitle(g.variant)), ' · ', h('span', { id: 'game-mode' }, `${mode} · ${tc}`)),
+      h('div', {}, h('strong', {}, variantTitle(g.variant)), ' · ', h('span', { id: 'game-mode' }, `${mode} · ${tc}`),
+        ...(rules ? [' · ', h('a', { href: rules, class: 'rules-link', id: 'game-rules' }, 'Rules')] : [])),
       h('div', { class: 'versus' }, playerLabel(g, 'white', { diff: true, you: isPlayer() && me === 'white' }), h('span', { class: 'muted' }, ' vs '), playerLabel(g, 'black', { diff: true, you: isPlayer() && me === 'black' })),
       isPlayer() ? h('span', { class: 'muted', id: 'you-play' }, `you play ${me}`) : h('span', { class: 'muted', id: 'watching' }, 'watching (read-only)'),
     );

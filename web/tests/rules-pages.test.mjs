@@ -143,6 +143,22 @@ for (const [size, viewport] of [['desktop', DESK], ['phone', PHONE]]) {
   });
 }
 
+test(`the game page's "Rules" link leads to its variant's page`, async () => {
+  const r = await fetch(server.base + '/api/games', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ variant: 'double-move', opponent: 'engine', level: 1, color: 'white' }),
+  });
+  const { id } = await r.json();
+  const page = await open(`/game/${id}`);
+  const link = page.locator('#game-rules');
+  await link.waitFor();
+  assert.equal(await link.textContent(), 'Rules');
+  await Promise.all([page.waitForURL(/\/variant\/double-move$/), link.click()]);
+  await page.getByRole('heading', { level: 1, name: 'Double Move Chess: the rules' }).waitFor();
+  await page.close();
+});
+
 test('/variant lists the three rules pages', async () => {
   const page = await open('/variant');
   await page.getByRole('heading', { level: 1, name: 'Rules of the variants' }).waitFor();
