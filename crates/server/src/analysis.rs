@@ -117,6 +117,32 @@ async fn admit(
     }
 }
 
+/// A line in the variants' SAN with comma turns and move numbers (`12.Nf3,e4 Nc6 13.d4`; a line
+/// that starts with Black's turn or mid-turn opens with `12...` / `12…,`).
+pub fn san_line(root: &Position, moves: &[rules::Move]) -> String {
+    let mut out = String::new();
+    let mut pos = *root;
+    for (i, &m) in moves.iter().enumerate() {
+        if pos.at_turn_start() {
+            if i > 0 {
+                out.push(' ');
+            }
+            if pos.turn() == rules::Color::White {
+                out.push_str(&format!("{}.", pos.fullmove()));
+            } else if i == 0 {
+                out.push_str(&format!("{}...", pos.fullmove()));
+            }
+        } else if i > 0 {
+            out.push(',');
+        } else {
+            out.push_str(&format!("{}…,", pos.fullmove()));
+        }
+        out.push_str(&rules::notation::san(&pos, m));
+        pos = pos.after(m);
+    }
+    out
+}
+
 fn report_json(root: &Position, r: &Report) -> Value {
     let lines: Vec<Value> = r
         .lines
@@ -127,7 +153,12 @@ fn report_json(root: &Position, r: &Report) -> Value {
                 Some(m) => json!({"mate": m}),
                 None => json!({"cp": l.score}),
             };
-            json!({"multipv": i + 1, "score": score, "pv": format_line(root, &l.moves)})
+            json!({
+                "multipv": i + 1,
+                "score": score,
+                "pv": format_line(root, &l.moves),
+                "san": san_line(root, &l.moves),
+            })
         })
         .collect();
     json!({
@@ -263,5 +294,38 @@ async fn analysis_socket(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::san_line;
+    use rules::notation::parse_uci;
+    use rules::{Position, Variant};
+
+    fn line(variant: Variant, fen: Option<&str>, ucis: &[&str]) -> String {
+        let root = match fen {
+            Some(f) => Position::from_fen(variant, f).unwrap(),
+            None => Position::start(variant),
+        };
+        let mut pos = root;
+        let mut moves = Vec::new();
+        for u in ucis {
+            let m = parse_uci(&pos, u).unwrap();
+            moves.push(m);
+            pos = pos.after(m);
+        }
+        san_line(&root, &moves)
+    }
+
+    #[test]
+    fn engine_lines_read_as_comma_turns_with_move_numbers() {
+        assert_eq!(
+            line(Variant::Twinmove, None, &["e2e4", "g1f3", "d7d5", "b8c6", "e4d5"]),
+            "1.e4,Nf3 d5,Nc6 2.exd5"
+        );
+        assert_eq!(line(Variant::Chess, None, &["e2e4", "e7e5"]), "1.e4 e5");
+        let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        assert_eq!(line(Variant::Chess, Some(black), &["e7e5", "g1f3"]), "1...e5 2.Nf3");
     }
 }
