@@ -321,11 +321,18 @@ mod tests {
     #[test]
     fn engine_lines_read_as_comma_turns_with_move_numbers() {
         assert_eq!(
-            line(Variant::Twinmove, None, &["e2e4", "g1f3", "d7d5", "b8c6", "e4d5"]),
+            line(
+                Variant::Twinmove,
+                None,
+                &["e2e4", "g1f3", "d7d5", "b8c6", "e4d5"]
+            ),
             "1.e4,Nf3 d5,Nc6 2.exd5"
         );
         assert_eq!(line(Variant::Chess, None, &["e2e4", "e7e5"]), "1.e4 e5");
         let black = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
-        assert_eq!(line(Variant::Chess, Some(black), &["e7e5", "g1f3"]), "1...e5 2.Nf3");
+        assert_eq!(
+            line(Variant::Chess, Some(black), &["e7e5", "g1f3"]),
+            "1...e5 2.Nf3"
+        );
     }
 }
