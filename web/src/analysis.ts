@@ -74,7 +74,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   const title = h('div', { class: 'game-title' });
   const status = h('div', { class: 'status', id: 'status' });
   const error = h('div', { class: 'error', id: 'analysis-error' });
-  const variantSel = h('select', { name: 'variant', onchange: () => { variant = variantSel.value as Variant; setRoot(START[variant]); syncRules(); } },
+  const variantSel = h('select', { name: 'variant', 'aria-label': 'Variant', onchange: () => { variant = variantSel.value as Variant; setRoot(START[variant]); syncRules(); } },
     VARIANTS.map(([k, t]) => h('option', { value: k, selected: k === variant }, t)));
   // "Rules" next to the variant select: the selected variant's rules page (orthodox chess has none).
   const rulesLink = h('a', { class: 'rules-link', id: 'analysis-rules', href: '/' }, 'Rules');
@@ -85,10 +85,10 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     rulesLink.title = `The rules of ${variantTitle(variantSel.value)}`;
   };
   syncRules();
-  const fenInput = h('input', { type: 'text', id: 'fen', class: 'fen', style: 'flex:1; min-width: 12em' });
+  const fenInput = h('input', { type: 'text', id: 'fen', class: 'fen', 'aria-label': 'Position (extended FEN)', style: 'flex:1; min-width: 12em' });
   const engineBox = h('input', { type: 'checkbox', id: 'engine-on', checked: engineOn, onchange: () => { engineOn = engineBox.checked; analyse(); } });
-  const multipv = h('select', { id: 'multipv', onchange: () => analyse() }, [1, 2, 3, 4, 5].map(n => h('option', { value: String(n), selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
-  const movetime = h('select', { id: 'movetime', onchange: () => analyse() }, [[1000, '1 s'], [3000, '3 s'], [10000, '10 s'], [30000, '30 s']].map(([v, t]) => h('option', { value: String(v), selected: v === 3000 }, String(t))));
+  const multipv = h('select', { id: 'multipv', 'aria-label': 'Engine lines', onchange: () => analyse() }, [1, 2, 3, 4, 5].map(n => h('option', { value: String(n), selected: n === 3 }, `${n} line${n > 1 ? 's' : ''}`)));
+  const movetime = h('select', { id: 'movetime', 'aria-label': 'Thinking time', onchange: () => analyse() }, [[1000, '1 s'], [3000, '3 s'], [10000, '10 s'], [30000, '30 s']].map(([v, t]) => h('option', { value: String(v), selected: v === 3000 }, String(t))));
   const dmBtn = h('button', { id: 'double-toggle', class: 'toggle', onclick: () => { doubleMode = !doubleMode; render(); } }, 'Double Move');
   const linesEl = h('div', { class: 'lines', id: 'engine-lines' });
   const tree = h('div', { class: 'tree', id: 'tree' });
