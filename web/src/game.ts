@@ -10,7 +10,7 @@ import { playerLabel, resultWords, untilText } from './forms';
 import { opponentText } from './lobby';
 import { rulesHref } from './rules';
 import { playSound, setSoundMuted, soundMuted } from './sound';
-import { askPromotion, boardFen, fmtClock, freshBounds, h, moveList, needsPromotion, toDests } from './util';
+import { askPromotion, boardFen, fmtClock, freshBounds, h, markLegend, moveList, needsPromotion, toDests } from './util';
 
 const other = (c: Color): Color => (c === 'white' ? 'black' : 'white');
 
@@ -486,7 +486,8 @@ function showGame(app: HTMLElement, id: string): void {
     // Move list: click a turn to see the position after it; the shown turn is marked.
     const turns = g.turns ?? [];
     const turnEnd = (i: number) => plies.filter(p => p.turn <= i).length;
-    moves.replaceChildren(moveList(turns, lastPly ? lastPly.turn : -1, i => void go(turnEnd(i))));
+    const legend = markLegend(g.variant);
+    moves.replaceChildren(moveList(turns, lastPly ? lastPly.turn : -1, i => void go(turnEnd(i))), ...(legend ? [legend] : []));
     const mv = moves.querySelector('.moves');
     if (mv && !viewing) mv.scrollTop = mv.scrollHeight;
     else moves.querySelector('.mturn.current')?.scrollIntoView({ block: 'nearest' });

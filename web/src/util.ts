@@ -57,6 +57,25 @@ export const KIND_TITLE: Record<string, string> = {
   double: 'two-move turn (Double Move)',
 };
 
+/** The legend of the move list's turn marks for a variant (none for orthodox chess). */
+export function markLegend(variant: string): HTMLElement | null {
+  const marks: [string, string][] =
+    variant === 'two-move'
+      ? [['¹', 'one-move turn: a check, capture, promotion or en-passant chance ended it'], ['ʳ', 'response move: the one-move answer']]
+      : variant === 'double-move'
+        ? [['²', 'Double Move: two moves in one turn']]
+        : variant === 'twinmove'
+          ? [['²', 'two-move turn: a pawn move, then a piece move']]
+          : [];
+  if (!marks.length) return null;
+  return h(
+    'div',
+    { class: 'mark-legend', id: 'mark-legend' },
+    ...marks.map(([m, text]) => h('span', {}, h('sup', { class: 'kind' }, m), ' ', text)),
+    h('span', {}, h('code', {}, ',…'), ' turn half played'),
+  );
+}
+
 /** A move list: numbered rows with white's and black's turn, clickable when `onClick` is given. */
 export function moveList(turns: Turn[], current: number, onClick?: (i: number) => void): HTMLElement {
   const rows: HTMLElement[] = [];

@@ -231,3 +231,20 @@ test('sounds: a move sound, a remembered mute toggle', async () => {
   await page.waitForFunction(() => window.__sounds.at(-1)?.name === 'end');
   await page.close();
 });
+
+test('the move list explains its turn marks for the variant (none in orthodox chess)', async () => {
+  const want = { 'two-move': ['¹', 'ʳ', 'response move'], 'double-move': ['²', 'Double Move'], twinmove: ['²', 'a pawn move, then a piece move'] };
+  for (const [variant, parts] of Object.entries(want)) {
+    const [seat] = await startedGame(variant);
+    const page = await seatPage(seat);
+    const legend = page.locator('#mark-legend');
+    await legend.waitFor();
+    const text = await legend.textContent();
+    for (const p of parts) assert.ok(text.includes(p), `${variant}: ${text}`);
+    await page.close();
+  }
+  const page = await seatPage((await startedGame('chess'))[0]);
+  await page.locator('#turn-rule, .status').first().waitFor();
+  assert.equal(await page.locator('#mark-legend').count(), 0);
+  await page.close();
+});
