@@ -234,6 +234,7 @@ function showGame(app: HTMLElement, id: string): void {
           if (doubleMode) msg.double = true;
           doubleMode = false;
           cg.set({ movable: { dests: new Map() } });
+          if (g.variant === 'twinmove' && confirmRisky() && me && !(await kingSafeAfter(g.fen, uci, me))) return render();
           send(msg);
         },
       },
@@ -310,6 +311,41 @@ function showGame(app: HTMLElement, id: string): void {
     e.preventDefault();
     void go(to);
   });
+
+  /** Twinmove: ask before a move that ends the turn with the mover's king capturable (a setting). */
+  const RISKY_KEY = 'doublemove.confirmRisky';
+  const confirmRisky = () => localStorage.getItem(RISKY_KEY) !== 'off';
+  function toggleRisky(): void {
+    localStorage.setItem(RISKY_KEY, confirmRisky() ? 'off' : 'on');
+    render();
+  }
+  /** Whether to play `uci`: true unless it hands the opponent the king and the player says no. */
+  async function kingSafeAfter(fen: string, uci: string, mine: Color): Promise<boolean> {
+    let r: any;
+    try {
+      r = await api<any>('POST', '/api/position/move', { variant: 'twinmove', fen, move: uci });
+    } catch {
+      return true; // the server judges the move itself
+    }
+    if (!r.turn_passed || r.result || !r.attacked?.[mine]) return true;
+    return new Promise(resolve => {
+      const dialog = h('dialog', { class: 'confirm-risky', id: 'confirm-risky', 'aria-labelledby': 'confirm-risky-title' },
+        h('p', { id: 'confirm-risky-title' }, h('strong', {}, `${r.san} leaves your king capturable.`), ' Your opponent can take it and win. Play it anyway?'),
+        h('div', { class: 'over-buttons' },
+          h('button', { class: 'danger', id: 'confirm-risky-play', onclick: () => done(true) }, 'Play it'),
+          h('button', { id: 'confirm-risky-cancel', onclick: () => done(false) }, 'Choose another move')),
+      ) as HTMLDialogElement;
+      const done = (ok: boolean) => {
+        dialog.close();
+        dialog.remove();
+        resolve(ok);
+      };
+      dialog.addEventListener('cancel', () => done(false));
+      document.body.append(dialog);
+      dialog.showModal();
+      (dialog.querySelector('#confirm-risky-cancel') as HTMLButtonElement).focus();
+    });
+  }
 
   function toggleSound(): void {
     setSoundMuted(!soundMuted());
@@ -508,7 +544,11 @@ function showGame(app: HTMLElement, id: string): void {
       navBtn('nav-last', '»', 'live position (End)', n, ply >= n),
       h('button', { id: 'flip', class: 'small', title: 'flip the board', onclick: flip }, 'Flip board'),
       h('button', { id: 'sound-toggle', class: 'small', 'aria-pressed': soundMuted() ? 'false' : 'true', title: 'game sounds on or off', onclick: toggleSound },
-        soundMuted() ? 'Sound: off' : 'Sound: on'));
+        soundMuted() ? 'Sound: off' : 'Sound: on'),
+      ...(g.variant === 'twinmove'
+        ? [h('button', { id: 'risky-toggle', class: 'small', 'aria-pressed': confirmRisky() ? 'true' : 'false', title: 'ask before a move that leaves your king capturable', onclick: toggleRisky },
+            confirmRisky() ? 'Confirm risky moves: on' : 'Confirm risky moves: off')]
+        : []));
     extra.replaceChildren(...[
       h('a', { href: `/api/games/${g.id}/pgn`, id: 'pgn-link', download: `doublemove_${g.variant}_${g.id}.pgn`, title: 'download the game as PGN' }, 'PGN'), ' · ',
       h('a', { href: `/analysis?game=${g.id}`, id: 'analyse-link' }, g.status === 'finished' ? 'Analyse / replay this game' : 'Analysis board'),

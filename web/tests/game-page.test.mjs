@@ -248,3 +248,31 @@ test('the move list explains its turn marks for the variant (none in orthodox ch
   assert.equal(await page.locator('#mark-legend').count(), 0);
   await page.close();
 });
+
+test('Twinmove: a move that leaves the king capturable asks first; the question can be switched off', async () => {
+  const [w, b] = await startedGame('twinmove');
+  await play(w, { turn: 'f2f3,g1h3' });
+  await play(b, { turn: 'e7e5,d8h4' }); // the queen now attacks White's king through f2
+  const page = await seatPage(w);
+  await waitGame(page, g => g.turn === 'white' && g.moves.length === 4, 'White to move');
+  // Nc3 ignores the attack: the page asks, and "Choose another move" sends nothing.
+  await move(page, 'b1c3');
+  const dialog = page.locator('#confirm-risky');
+  await dialog.waitFor();
+  assert.match(await dialog.textContent(), /Nc3 leaves your king capturable/);
+  await page.click('#confirm-risky-cancel');
+  await dialog.waitFor({ state: 'detached' });
+  const state = await call('GET', `/api/games/${w.id}`);
+  assert.equal(state.moves.length, 4, 'nothing was played');
+  // A move that shields the king (g3, then a piece move) is not questioned.
+  await move(page, 'g2g3');
+  await waitGame(page, g => g.moves.length === 5, 'the pawn half played');
+  assert.equal(await page.locator('#confirm-risky').count(), 0);
+  // Switched off (remembered), a risky move goes straight through.
+  await page.click('#risky-toggle');
+  assert.equal(await page.evaluate(() => localStorage.getItem('doublemove.confirmRisky')), 'off');
+  await page.reload();
+  await waitGame(page, g => g.moves.length === 5, 'reloaded');
+  assert.match(await page.textContent('#risky-toggle'), /off/);
+  await page.close();
+});

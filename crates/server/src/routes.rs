@@ -94,6 +94,7 @@ pub fn router(state: Shared, rates: &crate::limits::RateLimitLayers) -> Router {
         .route("/api/games/{id}/ws", get(crate::ws::game_ws))
         .route("/api/pgn/import", post(crate::tools::import_pgn))
         .route("/api/fen/validate", post(crate::tools::validate_fen))
+        .route("/api/position/move", post(crate::tools::try_move))
         .route("/api/analysis/ws", get(crate::analysis::analysis_ws))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))

@@ -1,5 +1,5 @@
-//! Stateless tools for the analysis board and the editor: PGN import (replayed, nothing stored) and
-//! FEN validation.
+//! Stateless tools for the analysis board, the editor and the game page: PGN import (replayed,
+//! nothing stored), FEN validation, and one move tried on a position.
 
 use crate::error::ApiError;
 use crate::game::view::{checked_side, legal_of, PhaseName};
@@ -85,4 +85,45 @@ pub async fn validate_fen(ApiJson(req): ApiJson<FenReq>) -> Result<Json<Value>, 
         }),
         Err(e) => json!({"ok": false, "error": e.to_string()}),
     }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TryMoveReq {
+    #[serde(default)]
+    variant: Option<String>,
+    fen: String,
+    /// UCI.
+    #[serde(rename = "move")]
+    mv: String,
+    /// Double Move Chess: the move begins the Double Move.
+    #[serde(default)]
+    double: bool,
+}
+
+/// `POST /api/position/move`: the position after one legal move (nothing stored): its FEN, SAN,
+/// whose turn, and which kings are attacked — e.g. for the game page to ask before a Twinmove turn
+/// that leaves the mover's king capturable.
+pub async fn try_move(ApiJson(req): ApiJson<TryMoveReq>) -> Result<Json<Value>, ApiError> {
+    let variant = parse_variant(req.variant.as_deref())?;
+    let pos = Position::from_fen(variant, &req.fen)
+        .map_err(|e| ApiError::bad_request(format!("bad FEN: {e}")))?;
+    let mv = rules::notation::parse_uci(&pos, &req.mv).map_err(|e| ApiError::bad_request(e.0))?;
+    let mv = if req.double { mv.as_double_start() } else { mv };
+    let mut game = rules::Game::new(pos);
+    game.play(mv).map_err(|reason| {
+        ApiError::bad_request(format!("illegal move {}: {reason}", req.mv.trim()))
+    })?;
+    let next = game.position();
+    let attacked = |c: rules::Color| next.board().king_attacked(c);
+    Ok(Json(json!({
+        "fen": next.fen(),
+        "san": rules::notation::san(&pos, mv),
+        "turn": Side::from(next.turn()),
+        "phase": PhaseName::from(next.phase()),
+        "turn_passed": next.turn() != pos.turn() || game.outcome().is_some(),
+        "attacked": {"white": attacked(rules::Color::White), "black": attacked(rules::Color::Black)},
+        "check": checked_side(next),
+        "result": game.outcome().map(|o| o.result()),
+    })))
 }
