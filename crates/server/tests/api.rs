@@ -975,7 +975,51 @@ where
     assert_eq!(v["type"], "chat_history", "{v}");
 }
 
+/// One move tried on a position: the king attacked afterwards, the turn passed or not, refusals.
+async fn a_move_tried_on_a_position(db: Db) {
+    let t = start(&db.url).await;
+    let (_, r) = t
+        .post(
+            "/api/pgn/import",
+            None,
+            json!({"variant": "twinmove", "pgn": "1.f3,Nh3 e5,Qh4 *"}),
+        )
+        .await;
+    let fen = r["fen"].as_str().unwrap().to_string();
+    let (s, v) = t
+        .post(
+            "/api/position/move",
+            None,
+            json!({"variant": "twinmove", "fen": fen, "move": "b1c3"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["san"], "Nc3");
+    assert_eq!(v["turn_passed"], true);
+    assert_eq!(v["attacked"], json!({"white": true, "black": false}));
+    let (_, v) = t
+        .post(
+            "/api/position/move",
+            None,
+            json!({"variant": "twinmove", "fen": fen, "move": "g2g3"}),
+        )
+        .await;
+    assert_eq!(v["turn_passed"], false, "a pawn move, then a piece move");
+    assert_eq!(v["attacked"]["white"], false, "g3 shields the king");
+    let (s, v) = t
+        .post(
+            "/api/position/move",
+            None,
+            json!({"variant": "twinmove", "fen": fen, "move": "e1e3"}),
+        )
+        .await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("illegal move e1e3"), "{v}");
+    t.srv.stop().await;
+}
+
 on_both_backends!(
+    a_move_tried_on_a_position,
     restart_charges_the_time_used_and_forgives_only_the_downtime,
     time_controls_are_validated,
     shutdown_closes_sockets_with_a_reason,
