@@ -195,7 +195,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
       h('div', { class: 'muted' }, lines.length ? `${done ? 'done' : 'thinking'} · ${depthInfo} · scores for ${who}` : 'Engine thinking…'),
       ...lines.map(l => h('div', { class: 'line', 'data-multipv': String(l.multipv) }, h('span', { class: 'score' }, scoreText(l.score)),
         h('span', { class: 'pv' }, lineMoves(l).flatMap((t, ti) => [ti ? ' ' : '', t.num,
-          ...t.moves.flatMap((m, i) => [i ? ',' : '', h('button', { type: 'button', class: 'pv-move', 'data-uci': m.uci, title: 'play the line up to this move',
+          ...t.moves.flatMap((m, i) => [i ? ',' : '', h('button', { type: 'button', class: 'pv-move', 'data-uci': m.uci, 'data-turn': String(ti), 'data-index': String(i), title: 'play the line up to this move',
             onclick: () => playLine(l, m) }, m.san)])])))),
     );
     if (lines[0]) setEval(lines[0].score, who);
