@@ -89,6 +89,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   let doubleMode = false;
   let engineOn = params.get('engine') !== '0';
   let sent = 0, started = 0;
+  let startFen = '';
   let lines: Line[] = [];
   let depthInfo = '';
   let gameInfo = '';
@@ -157,11 +158,17 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     if (ws && ws.readyState <= 1 && wsReady) return wsReady;
     ws = new WebSocket(wsUrl('/api/analysis/ws'));
     sent = started = 0;
+    startFen = '';
     wsReady = new Promise(ok => (ws!.onopen = () => ok()));
     ws.onmessage = ev => {
       const m = JSON.parse(ev.data);
-      if (m.type === 'start') started++;
-      if (started !== sent) return;
+      if (m.type === 'start') {
+        started++;
+        startFen = m.fen;
+      }
+      // Only the latest request's messages: counted by its `start`, or (when a queued request was stopped
+      // before it started, so its `start` never came) by the position the `start` names.
+      if (started !== sent && startFen !== cur.fen) return;
       if (m.type === 'info') {
         lines = m.lines;
         depthInfo = `depth ${m.depth}${m.seldepth ? `/${m.seldepth}` : ''} · ${m.nodes} nodes · ${(m.time_ms / 1000).toFixed(1)} s`;
