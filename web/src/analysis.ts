@@ -174,7 +174,9 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
         depthInfo = `depth ${m.depth}${m.seldepth ? `/${m.seldepth}` : ''} · ${m.nodes} nodes · ${(m.time_ms / 1000).toFixed(1)} s`;
         renderLines(false);
       } else if (m.type === 'bestmove') {
-        depthInfo += ` · best ${m.turn}`;
+        // the best turn in SAN (from the best line), else as the server names it
+        const t = lines[0] ? lineMoves(lines[0])[0] : undefined;
+        depthInfo += ` · best ${t ? t.moves.map(x => x.san).join(',') : m.turn}`;
         renderLines(true);
       } else if (m.type === 'error') {
         error.textContent = m.error;
