@@ -162,6 +162,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     wsReady = new Promise(ok => (ws!.onopen = () => ok()));
     ws.onmessage = ev => {
       const m = JSON.parse(ev.data);
+      if (m.type === 'error') return void (error.textContent = m.error);
       if (m.type === 'start') {
         started++;
         startFen = m.fen;
@@ -178,8 +179,6 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
         const t = lines[0] ? lineMoves(lines[0])[0] : undefined;
         depthInfo += ` · best ${t ? t.moves.map(x => x.san).join(',') : m.turn}`;
         renderLines(true);
-      } else if (m.type === 'error') {
-        error.textContent = m.error;
       }
     };
     ws.onclose = () => { ws = null; };
