@@ -30,6 +30,11 @@ async function lineTexts(page, n = 3) {
   return page.$$eval('#engine-lines .line .pv', ls => ls.map(l => l.textContent));
 }
 
+/** Stops the page's engine search before leaving (the server queues only a few searches per client). */
+async function leave(page) {
+  if (new URL(page.url()).pathname === '/analysis') await page.uncheck('#engine-on');
+}
+
 const noHorizontalScroll = page => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
 for (const [size] of SIZES) {
@@ -39,6 +44,7 @@ for (const [size] of SIZES) {
     page.on('pageerror', e => errors.push(e.message));
     let commaTurns = 0, pieces = 0;
     for (const variant of ['two-move', 'twinmove', 'double-move']) {
+      await leave(page);
       await page.goto(`${server.base}/analysis?variant=${variant}`);
       await page.selectOption('#movetime', '1000');
       let texts;
@@ -98,6 +104,7 @@ for (const [size] of SIZES) {
     await page.waitForFunction(k => document.querySelectorAll('#tree .mturn').length === k, pick + 3);
     assert.equal(await page.locator('#tree .var').count(), 0);
     // a Double Move line: the first half of a two-move turn is a Double Move (²)
+    await leave(page);
     await page.goto(`${server.base}/analysis?variant=double-move&fen=${encodeURIComponent('3q3k/6p1/6Pp/8/8/1Q6/8/6K1 w - - 0 1 WB')}`);
     await page.selectOption('#movetime', '1000');
     await page.waitForSelector('#engine-lines .line .pv-move', { timeout: 15000 });
@@ -131,6 +138,7 @@ for (const [size] of SIZES) {
     });
     // White a queen up, White to move, then Black to move: the bar stays on White's side
     for (const fen of ['4k3/8/8/8/8/8/8/3QK3 w - - 0 1', '4k3/8/8/8/8/8/8/3QK3 b - - 0 1']) {
+      await leave(page);
       await page.goto(`${server.base}/analysis?variant=chess&fen=${encodeURIComponent(fen)}`);
       await waitBar(80, 101);
       assert.equal(await page.getAttribute('#eval-bar', 'role'), 'meter');
@@ -138,10 +146,12 @@ for (const [size] of SIZES) {
       assert.ok((await page.textContent('#eval-bar')).trim().length > 0, 'the score text');
     }
     // Black a queen up: the bar goes to Black's side
+    await leave(page);
     await page.goto(`${server.base}/analysis?variant=chess&fen=${encodeURIComponent('3qk3/8/8/8/8/8/8/4K3 w - - 0 1')}`);
     await waitBar(-1, 20);
     assert.ok(await bar() < 20);
     // the start position: about even; then a played move changes it
+    await leave(page);
     await page.goto(`${server.base}/analysis?variant=double-move`);
     await waitBar(30, 70);
     const box = await page.locator('#eval-bar').boundingBox();
