@@ -42,7 +42,33 @@ interface Import {
   check: 'white' | 'black' | null;
   tags: [string, string][];
 }
-interface Line { multipv: number; score: { cp?: number; mate?: number }; pv: string }
+interface Line { multipv: number; score: { cp?: number; mate?: number }; pv: string; san?: string }
+
+/** One move of an engine line: its UCI (from `pv`), its SAN (from `san`), and where it sits. */
+interface LineMove { uci: string; san: string; turn: number; index: number; last: boolean }
+/**
+ * The moves of an engine line, turn by turn: `pv` has UCI turns separated by spaces and the moves of a turn
+ * by commas; `san` the same in SAN with move numbers (`1.e4,Nf3 d5,Nc6`, `3...e5`, `3…,Nf3` from mid-turn).
+ */
+export function lineMoves(l: Line): { num: string; moves: LineMove[] }[] {
+  const uTurns = l.pv.trim().split(/\s+/).filter(Boolean);
+  const sTurns = (l.san ?? '').trim().split(/\s+/).filter(Boolean);
+  return uTurns.map((ut, t) => {
+    const st = sTurns[t] ?? '';
+    const m = /^(\d+(?:\.\.\.|…|\.)?,?)?(.*)$/.exec(st)!;
+    const num = m[1] ?? '';
+    const sans = m[2] ? m[2].split(',') : [];
+    const ucis = ut.split(',');
+    return { num, moves: ucis.map((u, i) => ({ uci: u, san: sans[i] || u, turn: t, index: i, last: i === ucis.length - 1 })) };
+  });
+}
+/** White's share (0–1) of a score from the side to move's view: centipawns on a logistic curve, mate as all. */
+export function whiteShare(score: { cp?: number; mate?: number }, toMove: 'white' | 'black'): number {
+  const sign = toMove === 'white' ? 1 : -1;
+  if (score.mate !== undefined) return (score.mate > 0 ? 1 : score.mate < 0 ? -1 : 0) * sign > 0 ? 1 : 0;
+  const cp = (score.cp ?? 0) * sign;
+  return 1 / (1 + Math.exp(-0.00368208 * cp));
+}
 
 const sideToMove = (fen: string) => (fen.split(' ')[1] === 'b' ? 'black' : 'white');
 /** Whether a position is at the start of a turn (so a move from it begins a new turn). */
@@ -63,6 +89,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   let doubleMode = false;
   let engineOn = params.get('engine') !== '0';
   let sent = 0, started = 0;
+  let startFen = '';
   let lines: Line[] = [];
   let depthInfo = '';
   let gameInfo = '';
@@ -92,15 +119,20 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   const dmBtn = h('button', { id: 'double-toggle', class: 'toggle', onclick: () => { doubleMode = !doubleMode; render(); } }, 'Double Move');
   const linesEl = h('div', { class: 'lines', id: 'engine-lines' });
   const tree = h('div', { class: 'tree', id: 'tree' });
+  // Evaluation bar: White's share of the best line's score (vertical beside the board, a strip on a phone).
+  const evalFill = h('div', { class: 'eval-fill' });
+  const evalText = h('div', { class: 'eval-text' });
+  const evalBar = h('div', { class: 'eval-bar', id: 'eval-bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '50',
+    'aria-label': "Evaluation: White's share", title: "Evaluation (White's share)" }, evalFill, evalText);
   const pgnText = h('textarea', { id: 'pgn-input', rows: 5, placeholder: '[Variant "Double Move Chess"]\n\n1. e4,d4 …' });
   const graph = h('div', { id: 'graph' });
   const graphBtn = h('button', { id: 'eval-graph', onclick: () => evalGraph() }, 'Evaluation graph');
 
   app.append(h('div', { class: 'analysis-page' },
-    h('div', { class: 'board-col' }, boardEl,
+    h('div', { class: 'board-col' }, h('div', { class: 'board-eval' }, evalBar, boardEl),
       h('div', { class: 'row' }, h('button', { onclick: () => go(root), title: 'start' }, '|◀'), h('button', { id: 'prev', onclick: () => cur.parent && go(cur.parent) }, '◀'),
         h('button', { id: 'next', onclick: () => cur.children[0] && go(cur.children[0]) }, '▶'), h('button', { onclick: () => { let n = cur; while (n.children[0]) n = n.children[0]; go(n); }, title: 'end' }, '▶|'),
-        h('button', { onclick: () => cg.toggleOrientation() }, 'Flip'), dmBtn)),
+        h('button', { onclick: () => { cg.toggleOrientation(); evalBar.classList.toggle('flipped', cg.state.orientation === 'black'); } }, 'Flip'), dmBtn)),
     h('div', { class: 'side-col panel' }, title, status,
       h('div', { class: 'row' }, 'Variant', variantSel, rulesLink),
       h('div', { class: 'row' }, fenInput, h('button', { onclick: () => setRoot(fenInput.value.trim()) }, 'Load FEN')),
@@ -126,20 +158,27 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     if (ws && ws.readyState <= 1 && wsReady) return wsReady;
     ws = new WebSocket(wsUrl('/api/analysis/ws'));
     sent = started = 0;
+    startFen = '';
     wsReady = new Promise(ok => (ws!.onopen = () => ok()));
     ws.onmessage = ev => {
       const m = JSON.parse(ev.data);
-      if (m.type === 'start') started++;
-      if (started !== sent) return;
+      if (m.type === 'error') return void (error.textContent = m.error);
+      if (m.type === 'start') {
+        started++;
+        startFen = m.fen;
+      }
+      // Only the latest request's messages: counted by its `start`, or (when a queued request was stopped
+      // before it started, so its `start` never came) by the position the `start` names.
+      if (started !== sent && startFen !== cur.fen) return;
       if (m.type === 'info') {
         lines = m.lines;
         depthInfo = `depth ${m.depth}${m.seldepth ? `/${m.seldepth}` : ''} · ${m.nodes} nodes · ${(m.time_ms / 1000).toFixed(1)} s`;
         renderLines(false);
       } else if (m.type === 'bestmove') {
-        depthInfo += ` · best ${m.turn}`;
+        // the best turn in SAN (from the best line), else as the server names it
+        const t = lines[0] ? lineMoves(lines[0])[0] : undefined;
+        depthInfo += ` · best ${t ? t.moves.map(x => x.san).join(',') : m.turn}`;
         renderLines(true);
-      } else if (m.type === 'error') {
-        error.textContent = m.error;
       }
     };
     ws.onclose = () => { ws = null; };
@@ -162,10 +201,67 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     const who = sideToMove(cur.fen);
     linesEl.replaceChildren(
       h('div', { class: 'muted' }, lines.length ? `${done ? 'done' : 'thinking'} · ${depthInfo} · scores for ${who}` : 'Engine thinking…'),
-      ...lines.map(l => h('div', { class: 'line', 'data-multipv': String(l.multipv) }, h('span', { class: 'score' }, scoreText(l.score)), l.pv)),
+      ...lines.map(l => h('div', { class: 'line', 'data-multipv': String(l.multipv) }, h('span', { class: 'score' }, scoreText(l.score)),
+        h('span', { class: 'pv' }, lineMoves(l).flatMap((t, ti) => [ti ? ' ' : '', t.num,
+          ...t.moves.flatMap((m, i) => [i ? ',' : '', h('button', { type: 'button', class: 'pv-move', 'data-uci': m.uci, 'data-turn': String(ti), 'data-index': String(i), title: 'play the line up to this move',
+            onclick: () => playLine(l, m) }, m.san)])])))),
     );
+    if (lines[0]) setEval(lines[0].score, who);
     const best = lines[0]?.pv.split(/[ ,]/)[0];
     cg.setAutoShapes(best ? [{ orig: best.slice(0, 2) as Key, dest: best.slice(2, 4) as Key, brush: 'paleBlue' }] : []);
+  }
+
+  function setEval(score: { cp?: number; mate?: number }, who: 'white' | 'black'): void {
+    const share = whiteShare(score, who);
+    const pct = Math.round(share * 1000) / 10;
+    // the score from White's view
+    const w = who === 'white' ? score : { cp: score.cp === undefined ? undefined : -score.cp, mate: score.mate === undefined ? undefined : -score.mate };
+    const text = scoreText(w);
+    showEval(pct, text);
+  }
+  function showEval(pct: number, text: string): void {
+    evalFill.style.setProperty('--share', `${pct}%`);
+    evalText.textContent = text;
+    evalText.classList.toggle('black-side', pct < 50);
+    evalBar.setAttribute('aria-valuenow', String(pct));
+    evalBar.setAttribute('aria-valuetext', `${text} (White ${Math.round(pct)}%)`);
+    evalBar.dataset.share = String(pct);
+  }
+
+  /** Plays an engine line up to (and with) one of its moves into the tree, through the server's PGN import. */
+  async function playLine(l: Line, upTo: LineMove): Promise<void> {
+    const from = cur;
+    const turns = lineMoves(l);
+    const chosen: LineMove[] = [];
+    const parts: string[] = [];
+    turns.slice(0, upTo.turn + 1).forEach((t, ti) => {
+      const ms = ti === upTo.turn ? t.moves.slice(0, upTo.index + 1) : t.moves;
+      chosen.push(...ms);
+      // an unfinished turn ends with a comma
+      parts.push(ms.map(m => m.uci).join(',') + (ti === upTo.turn && !upTo.last ? ',' : ''));
+    });
+    error.textContent = '';
+    try {
+      const r = await api<Import>('POST', '/api/pgn/import', { variant, pgn: pgnFrom(from.fen, parts.join(' ')) });
+      let n = from;
+      chosen.forEach((m, k) => {
+        // the first half of a two-move turn of Double Move Chess is a Double Move (marked * in the tree)
+        const key = m.uci + (variant === 'double-move' && turns[m.turn].moves.length > 1 && m.index === 0 ? '*' : '');
+        let c = n.children.find(x => x.uci === key);
+        if (!c) {
+          c = { fen: r.positions[k + 1] ?? r.fen, uci: key, san: m.san, parent: n, children: [] };
+          n.children.push(c);
+        }
+        n = c;
+      });
+      if (!n.legal) {
+        n.legal = r.legal;
+        n.check = r.check;
+      }
+      go(n);
+    } catch (e: any) {
+      error.textContent = e.message;
+    }
   }
 
   async function legalOf(n: Node): Promise<Legal | undefined> {
@@ -213,7 +309,12 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     error.textContent = '';
     doubleMode = false;
     render();
-    legalOf(n).then(() => { if (cur === n) render(); });
+    legalOf(n).then(() => {
+      if (cur !== n) return;
+      render();
+      // a finished position: the bar shows its result
+      if (n.result === '1-0' || n.result === '0-1' || n.result === '1/2-1/2') showEval(n.result === '1-0' ? 100 : n.result === '0-1' ? 0 : 50, n.result === '1/2-1/2' ? '½-½' : n.result);
+    });
     analyse();
   }
 

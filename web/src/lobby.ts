@@ -52,12 +52,30 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
   const level = h('select', { name: 'level' }, [1, 2, 3, 4, 5, 6, 7, 8].map(l => h('option', { value: String(l), selected: l === 3 }, `Level ${l}`)));
   const color = h('select', { name: 'color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'), h('option', { value: 'random', selected: true }, 'Random'));
   const tc = h('select', { name: 'clock' }, TIME_CONTROLS.map(([v, t]) => h('option', { value: v, selected: v === '300+3' }, t)),
+    h('option', { value: 'custom' }, 'Custom…'),
     h('option', { value: 'days' }, 'Correspondence (days per move)'));
+  // Custom time control: base 0–180 minutes + increment 0–180 seconds (checked here, and by the server).
+  const base = h('input', { type: 'number', name: 'base', id: 'tc-base', min: '0', max: '180', step: 'any', value: '5', inputmode: 'decimal', 'aria-describedby': 'tc-help' });
+  const inc = h('input', { type: 'number', name: 'increment', id: 'tc-increment', min: '0', max: '180', step: '1', value: '3', inputmode: 'numeric', 'aria-describedby': 'tc-help' });
+  const customRow = h('div', { class: 'inline-fields custom-tc', id: 'custom-tc' },
+    h('label', {}, 'Base (minutes) ', base), h('label', {}, 'Increment (seconds) ', inc),
+    h('div', { class: 'muted small-help', id: 'tc-help' }, 'Base 0–180 minutes, increment 0–180 seconds.'));
+  /** The custom clock in seconds, or why it is refused. */
+  const customClock = (): { limit: number; increment: number } | string => {
+    const b = base.value.trim() === '' ? NaN : Number(base.value), i = inc.value.trim() === '' ? NaN : Number(inc.value);
+    base.removeAttribute('aria-invalid');
+    inc.removeAttribute('aria-invalid');
+    const bad = (el: HTMLInputElement, m: string) => (el.setAttribute('aria-invalid', 'true'), m);
+    if (!Number.isFinite(b) || b < 0 || b > 180) return bad(base, 'Base time: enter 0 to 180 minutes.');
+    if (!Number.isFinite(i) || i < 0 || i > 180 || !Number.isInteger(i)) return bad(inc, 'Increment: enter a whole number of seconds from 0 to 180.');
+    if (b === 0 && i === 0) return bad(base, 'A clock of 0+0 has no time: raise the base or the increment, or choose Unlimited.');
+    return { limit: Math.round(b * 60 * 1000) / 1000, increment: i };
+  };
   const days = h('select', { name: 'days' }, DAYS.map(d => h('option', { value: String(d), selected: d === 3 }, `${d} day${d === 1 ? '' : 's'}`)));
   const rated = h('input', { type: 'checkbox', name: 'rated' });
   const pub = h('input', { type: 'checkbox', name: 'public', checked: true });
   const fen = h('input', { type: 'text', name: 'fen', placeholder: 'start position', value: opts.fen ?? '' });
-  const err = h('div', { class: 'error' });
+  const err = h('div', { class: 'error', id: 'create-error', role: 'alert' });
   const levelRow = h('label', {}, 'Level ', level);
   const daysRow = h('label', {}, 'Days per move ', days);
   const pubRow = h('label', { class: 'check' }, pub, ' list in open games');
@@ -67,6 +85,7 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
     levelRow.hidden = opponent.value !== 'engine';
     pubRow.hidden = opponent.value === 'engine';
     daysRow.hidden = tc.value !== 'days';
+    customRow.hidden = tc.value !== 'custom';
     ratedRow.hidden = !signedIn || opponent.value !== 'human';
   };
   opponent.addEventListener('change', sync);
@@ -78,6 +97,8 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
     'form',
     {
       class: 'create',
+      // the form's own message (#create-error) instead of the browser's bubble for the number fields
+      noValidate: true,
       onsubmit: async (e: Event) => {
         e.preventDefault();
         err.textContent = '';
@@ -88,7 +109,14 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
           fen: fen.value.trim() || null,
         };
         if (tc.value === 'days') body.days = Number(days.value);
-        else {
+        else if (tc.value === 'custom') {
+          const c = customClock();
+          if (typeof c === 'string') {
+            err.textContent = c;
+            return;
+          }
+          body.clock = c;
+        } else {
           const [limit, inc] = tc.value ? tc.value.split('+').map(Number) : [null, null];
           body.clock = limit === null ? null : { limit, increment: inc };
         }
@@ -113,6 +141,7 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
     levelRow,
     h('label', {}, 'Your colour ', color),
     h('label', {}, 'Time control ', tc),
+    customRow,
     daysRow,
     ratedRow,
     pubRow,
