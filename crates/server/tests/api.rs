@@ -1014,7 +1014,10 @@ async fn a_move_tried_on_a_position(db: Db) {
         )
         .await;
     assert_eq!(s, 400, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("illegal move e1e3"), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("illegal move e1e3"),
+        "{v}"
+    );
     t.srv.stop().await;
 }
 
