@@ -69,7 +69,10 @@ export function seekPanels(): HTMLElement[] {
   const incoming = new Map<string, Challenge>();
   const outgoing = new Map<string, Challenge>();
 
+  // The accept's answer and the socket's game_start both lead to the game: navigate once (a second
+  // assignment would abort the first navigation).
   const go = (id: string) => {
+    if (leaving) return;
     leaving = true;
     location.href = `/game/${id}`;
   };
