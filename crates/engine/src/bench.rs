@@ -53,19 +53,22 @@ pub const SIGNATURE: u64 = 1_971_725;
 
 /// Runs the bench on one thread and returns (total nodes, nodes per second).
 pub fn run(out: &mut dyn Write) -> (u64, u64) {
-    run_threads(out, 1)
+    run_threads(out, 1, false)
 }
 
 /// Runs the bench with `threads` search threads (Lazy SMP) and returns (total nodes of all threads,
 /// nodes per second). With more than one thread the node count varies from run to run: only the
-/// one-thread count is the signature.
-pub fn run_threads(out: &mut dyn Write, threads: usize) -> (u64, u64) {
+/// one-thread count is the signature. `classical`: the hand-written evaluation instead of the network.
+pub fn run_threads(out: &mut dyn Write, threads: usize, classical: bool) -> (u64, u64) {
     let mut total = 0;
     let start = Instant::now();
     for (variant, fen) in POSITIONS {
         let pos = Position::from_fen(*variant, fen).expect("bench FENs are valid");
         // 8 MB: 524,288 entries of 16 bytes, as many as 16 MB held before the table became lockless.
         let mut s = Searcher::with_threads(8, threads);
+        if classical {
+            s.set_network(None);
+        }
         let limits = Limits {
             depth: Some(DEPTH),
             ..Limits::default()
@@ -89,6 +92,11 @@ pub fn run_threads(out: &mut dyn Write, threads: usize) -> (u64, u64) {
     let nps = (total as f64 / secs) as u64;
     let _ = writeln!(out, "===========================");
     let _ = writeln!(out, "Threads         : {threads}");
+    let _ = writeln!(
+        out,
+        "Evaluation      : {}",
+        if classical { "classical" } else { "NNUE" }
+    );
     let _ = writeln!(out, "Total time (ms) : {:.0}", secs * 1000.0);
     let _ = writeln!(out, "Nodes searched  : {total}");
     let _ = writeln!(out, "Nodes/second    : {nps}");

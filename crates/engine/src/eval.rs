@@ -266,7 +266,9 @@ fn features<A: Accumulator>(pos: &Position, acc: &mut A) {
 
 /// The untuned part, for the side to move.
 #[inline(always)]
-fn fixed_terms(pos: &Position) -> i32 {
+/// The evaluation's fixed rules, added to any evaluation (the network's too): a Twinmove side whose
+/// turn starts with the enemy king attacked captures it.
+pub fn rule_terms(pos: &Position) -> i32 {
     if pos.variant() == Variant::Twinmove
         && pos.at_turn_start()
         && pos.board().king_attacked(pos.turn().other())
@@ -344,7 +346,7 @@ pub fn evaluate(pos: &Position) -> i32 {
         Color::White => white,
         Color::Black => -white,
     };
-    score + fixed_terms(pos)
+    score + rule_terms(pos)
 }
 
 /// A position's evaluation as coefficients of the parameters, from White's point of view.
@@ -403,7 +405,7 @@ pub fn trace(pos: &Position) -> Trace {
         .filter(|(_, &c)| c != 0)
         .map(|(i, &c)| (i as u16, c as i16))
         .collect();
-    let fixed = fixed_terms(pos);
+    let fixed = rule_terms(pos);
     Trace {
         coefs,
         phase: game_phase(pos),

@@ -2,10 +2,12 @@
 //! orthodox chess, Two Move, Double Move and Twinmove Chess. See docs/engine.md and docs/protocol.md.
 
 pub mod bench;
+pub mod datagen;
 pub mod eval;
 pub mod history;
 pub mod levels;
 pub mod movepick;
+pub mod nnue;
 pub mod search;
 pub mod see;
 pub mod timeman;

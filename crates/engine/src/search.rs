@@ -2,9 +2,10 @@
 //! negated and the window swapped only when the player changes, since the same side often moves twice.
 //! Depth counts moves; mate scores count moves internally and are reported in turns.
 
-use crate::eval::{evaluate, PIECE_VALUE};
+use crate::eval::{self, PIECE_VALUE};
 use crate::history::History;
 use crate::movepick::{is_tactical, order_score, victim_value, Hints, MovePicker};
+use crate::nnue::{self, AccStack, Network};
 use crate::see::see_ge;
 use crate::tt::{Bound, TranspositionTable};
 use rules::bitboard::tables;
@@ -88,6 +89,9 @@ impl Ply {
 /// The most search threads (UCI `Threads`).
 pub const MAX_THREADS: usize = 256;
 
+/// Whether a new searcher evaluates with the embedded network (else the hand-written evaluation).
+pub const DEFAULT_NNUE: bool = false;
+
 /// The search: a transposition table shared by one or more search threads (Lazy SMP). The main
 /// thread (the caller's) runs the iterative deepening that decides the result, reports and keeps
 /// time; helper threads search the same root with their own history, odd ones one move deeper, and
@@ -130,6 +134,9 @@ struct Worker {
     time_base: Instant,
     /// Late move reductions by depth and move number.
     reductions: [[u8; 64]; 64],
+    /// The network evaluating positions, or None for the hand-written evaluation.
+    net: Option<Arc<Network>>,
+    acc: AccStack,
 }
 
 /// Whether the side to move, at the start of its turn, may make two moves in it (Two Move Chess's
@@ -266,7 +273,8 @@ impl Searcher {
         self.helpers.truncate(helpers);
         while self.helpers.len() < helpers {
             let id = self.helpers.len() + 1;
-            let w = Worker::new(id, self.tt.clone(), self.stop.clone(), self.done.clone());
+            let mut w = Worker::new(id, self.tt.clone(), self.stop.clone(), self.done.clone());
+            w.net = self.main.net.clone();
             self.helpers.push(w);
         }
         self.main.helper_nodes = self.helpers.iter().map(|h| h.published.clone()).collect();
@@ -274,6 +282,21 @@ impl Searcher {
 
     pub fn threads(&self) -> usize {
         1 + self.helpers.len()
+    }
+
+    /// Evaluates with `net`, or with the hand-written evaluation for None. Clears the table (its
+    /// stored evaluations came from the other one).
+    pub fn set_network(&mut self, net: Option<Arc<Network>>) {
+        self.tt.clear();
+        self.main.net = net.clone();
+        for h in &mut self.helpers {
+            h.net = net.clone();
+        }
+    }
+
+    /// Whether the network evaluates (else the hand-written evaluation).
+    pub fn uses_network(&self) -> bool {
+        self.main.net.is_some()
     }
 
     /// The flag that stops a running search when set (from another thread).
@@ -367,6 +390,8 @@ impl Worker {
             pondering: false,
             time_base: Instant::now(),
             reductions,
+            net: DEFAULT_NNUE.then(nnue::embedded),
+            acc: AccStack::new(MAX_PLY + 2),
         }
     }
 
@@ -424,7 +449,20 @@ impl Worker {
         self.aborted
     }
 
+    /// The static evaluation of `pos`, the node entered at `ply`, for its side to move.
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        match &self.net {
+            None => eval::evaluate(pos),
+            Some(net) => {
+                let acc = self.acc.get(net, ply);
+                net.output(acc, pos.turn(), nnue::position_bucket(pos)) + eval::rule_terms(pos)
+            }
+        }
+    }
+
     fn quiescence(&mut self, pos: &Position) -> i32 {
+        self.acc.enter(0, pos.board());
         self.limits = Limits::default();
         self.aborted = false;
         self.path.clear();
@@ -461,6 +499,7 @@ impl Worker {
         }
         self.game_keys.clear();
         self.game_keys.extend(game.earlier_repetition_keys());
+        self.acc.enter(0, root.board());
         self.history.new_search();
         let multipv = limits.multipv.clamp(1, root_moves.len());
         // The first iteration covers the rest of the current turn.
@@ -571,7 +610,7 @@ impl Worker {
             (
                 vec![Line {
                     moves: vec![first],
-                    score: evaluate(&root),
+                    score: self.evaluate(&root, 0),
                 }],
                 0,
             )
@@ -827,6 +866,7 @@ impl Worker {
             return self.terminal_score(pos, ply);
         }
         self.path.push(pos.repetition_key());
+        self.acc.enter(ply, pos.board());
         let r = self.node(pos, depth, alpha, beta, ply);
         self.path.pop();
         r
@@ -848,7 +888,7 @@ impl Worker {
             return 0;
         }
         if ply >= MAX_PLY {
-            return evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         let in_check = pos.in_check() && !pos.variant().king_capture();
         if in_check && ply < MAX_PLY / 2 {
@@ -873,7 +913,7 @@ impl Worker {
         } else {
             match entry {
                 Some(e) if e.eval as i32 > -INF => e.eval as i32,
-                _ => evaluate(pos),
+                _ => self.evaluate(pos, ply),
             }
         };
         // A table score bounded on the right side is a better estimate than the static evaluation.
@@ -1066,11 +1106,12 @@ impl Worker {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
+        self.acc.enter(ply, pos.board());
         if pos.king_captured().is_some() {
             return self.terminal_score(pos, ply);
         }
         if ply >= MAX_PLY {
-            return evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         let in_check = pos.in_check() && !pos.variant().king_capture();
         let key = pos.hash();
@@ -1095,7 +1136,7 @@ impl Worker {
         } else {
             static_eval = match entry {
                 Some(e) if e.eval as i32 > -INF => e.eval as i32,
-                _ => evaluate(pos),
+                _ => self.evaluate(pos, ply),
             };
             if static_eval >= beta {
                 return static_eval;

@@ -250,7 +250,9 @@ pub fn load(files: &[(String, String)], opts: &LoadOptions) -> Result<Dataset, S
             .chunks(chunk)
             .map(|part| {
                 s.spawn(move || {
+                    // The tuner fits the hand-written evaluation: quiet means quiet for it.
                     let mut searcher = Searcher::new(1);
+                    searcher.set_network(None);
                     part.iter()
                         .map(|(f, n, g)| (*f, *n, game_positions(g, opts, &mut searcher)))
                         .collect::<Vec<_>>()

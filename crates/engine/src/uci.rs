@@ -3,7 +3,10 @@
 //! thread; this thread keeps reading commands (`stop`, `isready`, `quit`) meanwhile.
 
 use crate::levels::{self, Level};
-use crate::search::{mate_in_turns, Limits, Report, SearchResult, Searcher, MAX_THREADS};
+use crate::nnue::{self, Network};
+use crate::search::{
+    mate_in_turns, Limits, Report, SearchResult, Searcher, DEFAULT_NNUE, MAX_THREADS,
+};
 use crate::timeman::{allocate, Clock};
 use rules::game::Game;
 use rules::perft::divide;
@@ -134,6 +137,10 @@ pub struct UciEngine {
     overhead_ms: u64,
     seed: u64,
     stop: Arc<AtomicBool>,
+    /// `UseNNUE`: evaluate with the network (else the hand-written evaluation).
+    use_nnue: bool,
+    /// `EvalFile`: a network loaded from a file instead of the embedded one.
+    eval_file: Option<Arc<Network>>,
 }
 
 impl UciEngine {
@@ -154,11 +161,19 @@ impl UciEngine {
             pondering: Arc::new(AtomicBool::new(false)),
             level,
             overhead_ms: 50,
+            use_nnue: DEFAULT_NNUE,
+            eval_file: None,
             seed: 0x2545_F491_4F6C_DD1D
                 ^ std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_nanos() as u64),
         }
+    }
+
+    /// The evaluation the options choose: a network, or None for the hand-written one.
+    fn network(&self) -> Option<Arc<Network>> {
+        self.use_nnue
+            .then(|| self.eval_file.clone().unwrap_or_else(nnue::embedded))
     }
 
     fn wait_search(&mut self) {
@@ -213,6 +228,14 @@ impl UciEngine {
                     "option name Move Overhead type spin default 50 min 0 max 5000",
                 );
                 say(&self.out, "option name Clear Hash type button");
+                say(
+                    &self.out,
+                    &format!("option name UseNNUE type check default {DEFAULT_NNUE}"),
+                );
+                say(
+                    &self.out,
+                    "option name EvalFile type string default <embedded>",
+                );
                 say(&self.out, "uciok");
             }
             "isready" => say(&self.out, "readyok"),
@@ -281,7 +304,8 @@ impl UciEngine {
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if (1..=4096).contains(&mb) => {
                     self.hash_mb = mb;
-                    let fresh = Searcher::with_threads(mb, self.threads);
+                    let mut fresh = Searcher::with_threads(mb, self.threads);
+                    fresh.set_network(self.network());
                     self.stop = fresh.stop_flag();
                     *self.lock_searcher() = fresh;
                 }
@@ -315,6 +339,32 @@ impl UciEngine {
                 _ => bad(self, &format!("Move Overhead: '{value}' is not a number")),
             },
             "clear hash" => self.lock_searcher().clear(),
+            "usennue" => match value.to_ascii_lowercase().as_str() {
+                "true" | "false" => {
+                    self.use_nnue = value.eq_ignore_ascii_case("true");
+                    let net = self.network();
+                    self.lock_searcher().set_network(net);
+                }
+                _ => bad(self, &format!("UseNNUE: '{value}' is not true or false")),
+            },
+            "evalfile" => {
+                let loaded = if value.is_empty() || value == "<embedded>" {
+                    Ok(None)
+                } else {
+                    std::fs::read(&value)
+                        .map_err(|e| e.to_string())
+                        .and_then(|b| Network::from_bytes(&b).map_err(|e| e.to_string()))
+                        .map(|n| Some(Arc::new(n)))
+                };
+                match loaded {
+                    Ok(net) => {
+                        self.eval_file = net;
+                        let net = self.network();
+                        self.lock_searcher().set_network(net);
+                    }
+                    Err(e) => bad(self, &format!("EvalFile: {value}: {e}")),
+                }
+            }
             "uci_analysemode" => {}
             _ => bad(self, &format!("unknown option '{name}'")),
         }

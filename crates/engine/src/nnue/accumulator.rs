@@ -1,0 +1,164 @@
+//! Accumulators: the first layer's output for both perspectives, and the search's stack of them by
+//! ply, each computed lazily from the one below by the squares whose piece changed.
+
+use super::{feature, simd, Network, HIDDEN};
+use rules::bitboard::squares;
+use rules::{Board, Color, Piece, Role};
+
+/// The first layer's sums for White's and Black's perspectives.
+#[derive(Clone)]
+pub struct Accumulator {
+    pub v: [[i16; HIDDEN]; 2],
+}
+
+impl Accumulator {
+    /// Computed from scratch.
+    pub fn refresh(net: &Network, board: &Board) -> Accumulator {
+        let mut acc = Accumulator {
+            v: [net.ft_bias; 2],
+        };
+        for sq in squares(board.occupied()) {
+            let p = board.piece_at(sq).expect("occupied");
+            for c in Color::ALL {
+                let row = &net.ft_weights[feature(c, p, sq)];
+                for (a, w) in acc.v[c.index()].iter_mut().zip(row) {
+                    *a = a.wrapping_add(*w);
+                }
+            }
+        }
+        acc
+    }
+
+    /// `self` = `prev` (for `from`) brought to `to`.
+    pub fn update_from(&mut self, net: &Network, prev: &Accumulator, from: &Board, to: &Board) {
+        // At most 32 pieces leave or arrive between two boards the search links (usually 2 to 4).
+        let mut added: [(Piece, rules::Square); 32] =
+            [(Piece::new(Color::White, Role::Pawn), rules::Square::new(0)); 32];
+        let mut removed = added;
+        let (mut na, mut nr) = (0, 0);
+        for c in Color::ALL {
+            for r in Role::ALL {
+                let (a, b) = (from.pieces(c, r), to.pieces(c, r));
+                for sq in squares(b & !a) {
+                    if na < 32 {
+                        added[na] = (Piece::new(c, r), sq);
+                    }
+                    na += 1;
+                }
+                for sq in squares(a & !b) {
+                    if nr < 32 {
+                        removed[nr] = (Piece::new(c, r), sq);
+                    }
+                    nr += 1;
+                }
+            }
+        }
+        if na > 32 || nr > 32 {
+            *self = Accumulator::refresh(net, to);
+            return;
+        }
+        for c in Color::ALL {
+            let mut add: [&[i16; HIDDEN]; 32] = [&net.ft_bias; 32];
+            let mut sub = add;
+            for (slot, (p, sq)) in add.iter_mut().zip(&added[..na]) {
+                *slot = &net.ft_weights[feature(c, *p, *sq)];
+            }
+            for (slot, (p, sq)) in sub.iter_mut().zip(&removed[..nr]) {
+                *slot = &net.ft_weights[feature(c, *p, *sq)];
+            }
+            simd::update(
+                &mut self.v[c.index()],
+                &prev.v[c.index()],
+                &add[..na],
+                &sub[..nr],
+            );
+        }
+    }
+}
+
+/// The search's accumulators by ply: each node records its board on entry ([`AccStack::enter`]);
+/// an evaluation brings the ply's accumulator up to date from the nearest fresh one below.
+pub struct AccStack {
+    accs: Vec<Accumulator>,
+    boards: Vec<Board>,
+    fresh: Vec<bool>,
+}
+
+impl AccStack {
+    pub fn new(plies: usize) -> AccStack {
+        let zero = Accumulator {
+            v: [[0; HIDDEN]; 2],
+        };
+        AccStack {
+            accs: vec![zero; plies],
+            boards: vec![Board::empty(); plies],
+            fresh: vec![false; plies],
+        }
+    }
+
+    /// A node at `ply` stands on `board` (the nodes below it on the path have entered before).
+    #[inline]
+    pub fn enter(&mut self, ply: usize, board: &Board) {
+        // An accumulator depends only on the board: one already made for this board stays good.
+        if self.fresh[ply] && self.boards[ply] == *board {
+            return;
+        }
+        self.boards[ply] = *board;
+        self.fresh[ply] = false;
+    }
+
+    /// The accumulator of the board entered at `ply`.
+    pub fn get(&mut self, net: &Network, ply: usize) -> &Accumulator {
+        let base = (0..=ply).rev().find(|&p| self.fresh[p]);
+        let start = match base {
+            Some(p) => p + 1,
+            None => {
+                self.accs[0] = Accumulator::refresh(net, &self.boards[0]);
+                self.fresh[0] = true;
+                1
+            }
+        };
+        for p in start..=ply {
+            let (below, here) = self.accs.split_at_mut(p);
+            here[0].update_from(net, &below[p - 1], &self.boards[p - 1], &self.boards[p]);
+            self.fresh[p] = true;
+        }
+        &self.accs[ply]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::embedded;
+    use super::*;
+    use rules::rng::SplitMix64;
+    use rules::{Position, Variant};
+
+    /// Along random playouts of every variant, the incrementally updated accumulators equal a full
+    /// refresh at every ply, also when plies are skipped (evaluated only now and then).
+    #[test]
+    fn incremental_accumulators_equal_a_full_refresh() {
+        let net = embedded();
+        let mut rng = SplitMix64::new(5);
+        for v in Variant::ALL {
+            for game in 0..20 {
+                let mut stack = AccStack::new(200);
+                let mut pos = Position::start(v);
+                stack.enter(0, pos.board());
+                for ply in 1..200 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() || pos.king_captured().is_some() {
+                        break;
+                    }
+                    pos = pos.after(moves.as_slice()[rng.below(moves.len())]);
+                    stack.enter(ply, pos.board());
+                    if (game + ply) % 3 == 0 {
+                        let inc = stack.get(&net, ply).v;
+                        let full = Accumulator::refresh(&net, pos.board()).v;
+                        assert!(inc == full, "{v}: game {game} ply {ply}");
+                    }
+                }
+            }
+        }
+    }
+}
