@@ -1,8 +1,10 @@
 //! The `doublemove` command line: perft, turn listing, game validation and benchmarks.
 
 mod bench;
+mod datagen;
 mod loadtest;
 mod match_runner;
+mod train;
 mod tune;
 
 use clap::{Parser, Subcommand};
@@ -96,11 +98,18 @@ enum Command {
         /// Search threads for the search bench (the node count is the search's signature only with 1)
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
         threads: u16,
+        /// The hand-written evaluation instead of the network (for comparison)
+        #[arg(long)]
+        classical: bool,
     },
     /// Play two engines against each other (game pairs, clocks, Elo, SPRT); see docs/match.md.
     Match(match_runner::MatchArgs),
     /// Load benchmark of the game server (concurrent games, latency, durability); see docs/load.md.
     Loadtest(loadtest::LoadArgs),
+    /// Self-play training data for the neural network; see docs/nnue.md.
+    Datagen(datagen::DatagenArgs),
+    /// Train the engine's neural network on `datagen` files; see docs/nnue.md.
+    Train(train::TrainArgs),
     /// Texel-tune the evaluation weights on PGN files of engine games; see docs/engine.md ("Tuning").
     Tune(tune::TuneArgs),
     /// Run the game server (HTTP API, WebSockets, storage); see docs/api.md.
@@ -226,6 +235,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Match(args) => match_runner::run(args),
         Command::Loadtest(args) => loadtest::run(args),
         Command::Tune(args) => tune::run(args),
+        Command::Datagen(args) => datagen::run(args),
+        Command::Train(args) => train::run(args),
         Command::Serve {
             addr,
             db,
@@ -253,8 +264,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Bench {
             what: None,
             threads,
+            classical,
         } => {
-            engine::bench::run_threads(&mut std::io::stdout(), threads as usize);
+            engine::bench::run_threads(&mut std::io::stdout(), threads as usize, classical);
             Ok(ExitCode::SUCCESS)
         }
         Command::Uci { level } => {

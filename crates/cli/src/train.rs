@@ -1,0 +1,113 @@
+//! `doublemove train`: trains a network (the `train` crate) on `datagen` files and writes it with its
+//! provenance; prints the training and validation loss of each epoch.
+
+use clap::Args;
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+use train::{load, train, Model, TrainConfig};
+
+#[derive(Args)]
+pub struct TrainArgs {
+    /// A data file written by `doublemove datagen`; repeatable
+    #[arg(long = "data", required = true)]
+    data: Vec<String>,
+    /// The network file to write (after every epoch); its provenance goes to OUT.txt
+    #[arg(long)]
+    out: String,
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    epochs: u64,
+    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    batch: u64,
+    /// Adam's first step size (decays along a cosine to lr/50)
+    #[arg(long, default_value_t = 0.001)]
+    lr: f32,
+    /// Weight of the search score in the target; the rest is the game result
+    #[arg(long, default_value_t = 0.75)]
+    lambda: f32,
+    /// Percentage of each file's last records held out for validation (whole games but one)
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=50))]
+    validation: u64,
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
+    if !(args.lr > 0.0 && args.lr.is_finite()) {
+        return Err(format!("--lr must be a positive number, not {}", args.lr));
+    }
+    if !(0.0..=1.0).contains(&args.lambda) {
+        return Err(format!(
+            "--lambda must be within 0..=1, not {}",
+            args.lambda
+        ));
+    }
+    let started = Instant::now();
+    let (mut tr, mut va) = (Vec::new(), Vec::new());
+    for path in &args.data {
+        let bytes = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+        let samples = load(&bytes).map_err(|e| format!("{path}: {e}"))?;
+        let cut = samples.len() - samples.len() * args.validation as usize / 100;
+        let (a, b) = samples.split_at(cut);
+        tr.extend_from_slice(a);
+        va.extend_from_slice(b);
+    }
+    if tr.is_empty() || va.is_empty() {
+        return Err("the data holds too few positions to train and validate".into());
+    }
+    let cfg = TrainConfig {
+        epochs: args.epochs as usize,
+        batch: args.batch as usize,
+        lr: args.lr,
+        lr_end: args.lr / 50.0,
+        lambda: args.lambda,
+        threads: args.threads as usize,
+        seed: args.seed,
+    };
+    println!(
+        "train: {} positions, {} for validation, loaded in {:.1}s; {cfg:?}",
+        tr.len(),
+        va.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let mut provenance = String::new();
+    let _ = writeln!(provenance, "data: {}", args.data.join(" "));
+    let _ = writeln!(
+        provenance,
+        "positions: {} training, {} validation",
+        tr.len(),
+        va.len()
+    );
+    let _ = writeln!(provenance, "settings: {cfg:?}");
+    let _ = writeln!(
+        provenance,
+        "trainer: doublemove {} (crates/train)",
+        env!("CARGO_PKG_VERSION")
+    );
+    let mut model = Model::new(args.seed);
+    let mut failure = None;
+    train(&mut model, &tr, &va, &cfg, &mut |r, m| {
+        let line = format!(
+            "epoch {:>3}  lr {:.6}  train {:.6}  validation {:.6}  [{:.0}s]",
+            r.epoch,
+            r.lr,
+            r.train_loss,
+            r.validation_loss,
+            started.elapsed().as_secs_f64()
+        );
+        println!("{line}");
+        let _ = writeln!(provenance, "{line}");
+        let written = std::fs::write(&args.out, m.quantise().to_bytes())
+            .and_then(|_| std::fs::write(format!("{}.txt", args.out), &provenance));
+        if let Err(e) = written {
+            failure.get_or_insert(format!("writing {}: {e}", args.out));
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    println!("wrote {} and {}.txt", args.out, args.out);
+    Ok(ExitCode::SUCCESS)
+}

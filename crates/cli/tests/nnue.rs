@@ -1,0 +1,114 @@
+//! The network's tool chain through the real binary: `datagen` writes (and resumes) a data file,
+//! `train` makes a network from it, and the engine loads that network (`EvalFile`) and plays with it.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_doublemove"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(s) = stdin {
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn datagen_train_and_load_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.bin");
+    let data = data.to_str().unwrap();
+    let net = dir.path().join("n.nnue");
+    let net = net.to_str().unwrap();
+
+    let gen = |positions: &str| {
+        run(
+            &[
+                "datagen",
+                "--out",
+                data,
+                "--positions",
+                positions,
+                "--nodes",
+                "200",
+                "--threads",
+                "2",
+            ],
+            None,
+        )
+    };
+    let (code, out, err) = gen("300");
+    assert_eq!(code, 0, "{out}{err}");
+    let first = std::fs::metadata(data).unwrap().len();
+    assert!(
+        first >= 300 * 32 && first.is_multiple_of(32),
+        "{first} bytes"
+    );
+    // A torn last record is dropped and the run goes on where the file ends.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(data)
+        .unwrap()
+        .write_all(b"torn")
+        .unwrap();
+    let (code, out, _) = gen("600");
+    assert_eq!(code, 0);
+    assert!(out.contains(&format!("({} there)", first / 32)), "{out}");
+    let second = std::fs::metadata(data).unwrap().len();
+    assert!(second >= 600 * 32 && second.is_multiple_of(32));
+
+    let (code, out, err) = run(
+        &[
+            "train",
+            "--data",
+            data,
+            "--out",
+            net,
+            "--epochs",
+            "3",
+            "--batch",
+            "64",
+            "--validation",
+            "10",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.matches("validation 0.").count(), 3, "{out}");
+    let provenance = std::fs::read_to_string(format!("{net}.txt")).unwrap();
+    assert!(provenance.contains("epoch   3"), "{provenance}");
+
+    let session = format!(
+        "uci\nsetoption name UCI_Variant value double-move\nsetoption name UseNNUE value true\n\
+         setoption name EvalFile value {net}\nisready\nposition startpos\ngo depth 3\nisready\nquit\n"
+    );
+    let (code, out, _) = run(&["uci"], Some(&session));
+    assert_eq!(code, 0);
+    assert!(!out.contains("error"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
+
+    // A file that is not a network is refused with its reason; the engine keeps playing.
+    let (_, out, _) = run(
+        &["uci"],
+        Some(&format!(
+            "setoption name EvalFile value {data}\nposition startpos\ngo depth 2\nisready\nquit\n"
+        )),
+    );
+    assert!(out.contains("info string error: EvalFile"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("bestmove ")), "{out}");
+    let (code, _, err) = run(&["train", "--data", net, "--out", net], None);
+    assert_ne!(code, 0);
+    assert!(err.contains("record"), "{err}");
+}
