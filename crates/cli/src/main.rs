@@ -138,6 +138,10 @@ struct ServeLimits {
     /// Engine threads shared by engine games and analysis (default: cores - 1, at least 1)
     #[arg(long)]
     engine_threads: Option<usize>,
+    /// Search threads per engine game turn or analysis (Lazy SMP); the engine threads are shared
+    /// out in searches of this many threads
+    #[arg(long, default_value_t = 1)]
+    engine_search_threads: usize,
     /// Engine jobs waiting for a thread, all clients together
     #[arg(long, default_value_t = 256)]
     engine_queue: usize,
@@ -173,6 +177,7 @@ impl ServeLimits {
         let d = server::limits::ServerLimits::default();
         server::limits::ServerLimits {
             engine_threads: self.engine_threads.unwrap_or(d.engine_threads).max(1),
+            engine_search_threads: self.engine_search_threads.max(1),
             engine_queue: self.engine_queue.max(1),
             analyses_per_client: self.analyses_per_client,
             engine_games_per_client: self.engine_games_per_client,

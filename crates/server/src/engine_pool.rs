@@ -103,14 +103,17 @@ impl std::error::Error for PoolError {}
 /// Sizes of the pool.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolConfig {
-    /// Worker OS threads, each searching one job at a time.
+    /// The engine-thread budget: search threads of all running jobs together.
     pub threads: usize,
+    /// Search threads per job (Lazy SMP); the pool runs `threads / search_threads` jobs at once
+    /// (at least one), so the budget holds whatever the split.
+    pub search_threads: usize,
     /// Jobs waiting (not running) over all clients; one more is refused with [`PoolError::Busy`].
     pub max_queued: usize,
     /// Jobs waiting for one client; one more is refused with [`PoolError::Busy`].
     pub max_queued_per_client: usize,
     /// Transposition table of each worker's searcher, in MB. Searchers belong to the workers, not to
-    /// sockets or games, so memory is threads × this however many clients there are.
+    /// sockets or games, so memory is workers × this however many clients there are.
     pub hash_mb: usize,
 }
 
@@ -122,12 +125,18 @@ impl PoolConfig {
             .unwrap_or(1)
             .max(1)
     }
+
+    /// Jobs searched at once: the budget divided by the search threads of each (at least one).
+    pub fn workers(&self) -> usize {
+        (self.threads / self.search_threads.max(1)).max(1)
+    }
 }
 
 impl Default for PoolConfig {
     fn default() -> Self {
         PoolConfig {
             threads: Self::default_threads(),
+            search_threads: 1,
             max_queued: 256,
             max_queued_per_client: 16,
             hash_mb: 16,
@@ -139,6 +148,8 @@ impl Default for PoolConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PoolStats {
     pub threads: usize,
+    /// Jobs that can run at once (see [`PoolConfig::workers`]).
+    pub workers: usize,
     /// Jobs waiting for a worker.
     pub queued: usize,
     /// Jobs being searched.
@@ -157,8 +168,8 @@ pub struct Job {
 }
 
 impl Job {
-    fn new(hash_mb: usize, pool: std::sync::Weak<Inner>) -> Job {
-        let searcher = Searcher::new(hash_mb);
+    fn new(cfg: &PoolConfig, pool: std::sync::Weak<Inner>) -> Job {
+        let searcher = Searcher::with_threads(cfg.hash_mb, cfg.search_threads);
         let stop = searcher.stop_flag();
         Job {
             searcher,
@@ -291,7 +302,7 @@ impl Inner {
     }
 
     fn worker(self: Arc<Self>) {
-        let mut job = Job::new(self.cfg.hash_mb, Arc::downgrade(&self));
+        let mut job = Job::new(&self.cfg, Arc::downgrade(&self));
         loop {
             let (key, queued) = {
                 let mut st = self.lock();
@@ -312,7 +323,7 @@ impl Inner {
             let panicked = catch_unwind(AssertUnwindSafe(|| (queued.task)(&mut job))).is_err();
             if panicked {
                 // The searcher's tables may be half-updated: start afresh.
-                job = Job::new(self.cfg.hash_mb, Arc::downgrade(&self));
+                job = Job::new(&self.cfg, Arc::downgrade(&self));
             }
             job.key = None;
             self.lock().finished(&key, queued.id);
@@ -337,13 +348,14 @@ impl EnginePool {
 
     pub fn with_config(mut cfg: PoolConfig) -> EnginePool {
         cfg.threads = cfg.threads.max(1);
+        cfg.search_threads = cfg.search_threads.clamp(1, cfg.threads);
         cfg.max_queued_per_client = cfg.max_queued_per_client.max(1);
         let inner = Arc::new(Inner {
             state: Mutex::new(State::default()),
             work: Condvar::new(),
             cfg,
         });
-        for i in 0..inner.cfg.threads {
+        for i in 0..inner.cfg.workers() {
             let w = inner.clone();
             std::thread::Builder::new()
                 .name(format!("engine-{i}"))
@@ -365,6 +377,7 @@ impl EnginePool {
         let st = self.inner.lock();
         PoolStats {
             threads: self.inner.cfg.threads,
+            workers: self.inner.cfg.workers(),
             queued: st.queued,
             running: st.running.len(),
             clients: st.clients.len(),
@@ -611,6 +624,7 @@ mod tests {
     fn small(threads: usize) -> EnginePool {
         EnginePool::with_config(PoolConfig {
             threads,
+            search_threads: 1,
             max_queued: 64,
             max_queued_per_client: 32,
             hash_mb: 1,
@@ -823,6 +837,7 @@ mod tests {
     async fn queue_bounds() {
         let pool = EnginePool::with_config(PoolConfig {
             threads: 1,
+            search_threads: 1,
             max_queued: 5,
             max_queued_per_client: 3,
             hash_mb: 1,
@@ -878,6 +893,54 @@ mod tests {
         names.sort();
         assert_eq!(names, ["engine-0", "engine-1", "engine-2"]);
         assert_eq!(pool.stats().threads, 3);
+    }
+
+    /// A budget of 5 threads with 2 per search: 2 jobs at once, each searching on 2 threads.
+    #[tokio::test]
+    async fn search_threads_split_the_budget() {
+        let pool = EnginePool::with_config(PoolConfig {
+            threads: 5,
+            search_threads: 2,
+            ..PoolConfig::default()
+        });
+        assert_eq!(pool.stats().workers, 2);
+        let barrier = Arc::new(std::sync::Barrier::new(2));
+        let mut tickets = Vec::new();
+        for i in 0..2 {
+            let b = barrier.clone();
+            tickets.push(
+                pool.submit(key(i), move |job| {
+                    b.wait();
+                    job.searcher().threads()
+                })
+                .unwrap(),
+            );
+        }
+        for t in tickets {
+            let threads = tokio::time::timeout(Duration::from_secs(10), t)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(threads, 2);
+        }
+        // A third job waits while two run.
+        let (tx1, t1) = block_worker(&pool);
+        let (tx2, t2) = block_worker(&pool);
+        let third = pool.submit(key(9), |_| ()).unwrap();
+        let st = pool.stats();
+        assert_eq!((st.running, st.queued), (2, 1));
+        tx1.send(()).unwrap();
+        tx2.send(()).unwrap();
+        t1.await.unwrap();
+        t2.await.unwrap();
+        third.await.unwrap();
+        // More search threads than the budget: one job at a time on all of it.
+        let cfg = EnginePool::with_config(PoolConfig {
+            threads: 3,
+            search_threads: 8,
+            ..PoolConfig::default()
+        });
+        assert_eq!((cfg.config().search_threads, cfg.stats().workers), (3, 1));
     }
 
     #[tokio::test]

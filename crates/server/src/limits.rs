@@ -22,6 +22,8 @@ use tower_http::set_header::SetResponseHeaderLayer;
 pub struct ServerLimits {
     /// Engine worker threads shared by engine games and analysis (default: cores − 1, at least 1).
     pub engine_threads: usize,
+    /// Search threads per engine job (default 1): the pool runs engine_threads / this jobs at once.
+    pub engine_search_threads: usize,
     /// Jobs waiting for an engine thread, all clients together (default 256).
     pub engine_queue: usize,
     /// Transposition table per engine thread in MB (default 16).
@@ -61,6 +63,7 @@ impl Default for ServerLimits {
     fn default() -> Self {
         ServerLimits {
             engine_threads: PoolConfig::default_threads(),
+            engine_search_threads: 1,
             engine_queue: 256,
             engine_hash_mb: 16,
             analyses_per_client: 2,
@@ -84,6 +87,7 @@ impl ServerLimits {
     pub fn pool_config(&self) -> PoolConfig {
         PoolConfig {
             threads: self.engine_threads.max(1),
+            search_threads: self.engine_search_threads.max(1),
             max_queued: self.engine_queue.max(1),
             // A client's own share of the queue: its engine games plus its analyses, and some slack.
             max_queued_per_client: (self.engine_games_per_client + self.analyses_per_client).max(1)

@@ -217,7 +217,7 @@ async fn readyz(State(hub): State<Shared>) -> Response {
             "node": hub.node,
             "store": hub.store.backend(),
             "live_games": hub.live_count(),
-            "engine": {"threads": pool.threads, "queued": pool.queued, "running": pool.running},
+            "engine": {"threads": pool.threads, "workers": pool.workers, "queued": pool.queued, "running": pool.running},
         }))
         .into_response(),
         Err(e) => {
