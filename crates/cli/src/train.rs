@@ -32,6 +32,9 @@ pub struct TrainArgs {
     threads: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also train on every training position mirrored left to right (files a↔h)
+    #[arg(long)]
+    mirror: bool,
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
@@ -53,6 +56,10 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
         let (a, b) = samples.split_at(cut);
         tr.extend_from_slice(a);
         va.extend_from_slice(b);
+    }
+    if args.mirror {
+        let mirrored: Vec<_> = tr.iter().map(|s| s.mirrored()).collect();
+        tr.extend(mirrored);
     }
     if tr.is_empty() || va.is_empty() {
         return Err("the data holds too few positions to train and validate".into());
@@ -80,7 +87,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
         tr.len(),
         va.len()
     );
-    let _ = writeln!(provenance, "settings: {cfg:?}");
+    let _ = writeln!(provenance, "settings: {cfg:?}, mirror {}", args.mirror);
     let _ = writeln!(
         provenance,
         "trainer: doublemove {} (crates/train)",
