@@ -12,7 +12,8 @@ pub struct TrainArgs {
     /// A data file written by `doublemove datagen`; repeatable
     #[arg(long = "data", required = true)]
     data: Vec<String>,
-    /// The network file to write (after every epoch); its provenance goes to OUT.txt
+    /// The network file to write: the epoch with the lowest validation loss so far; its provenance
+    /// (settings, every epoch's losses) goes to OUT.txt
     #[arg(long)]
     out: String,
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1000))]
@@ -95,19 +96,28 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
     );
     let mut model = Model::new(args.seed);
     let mut failure = None;
+    let mut best = f64::INFINITY;
     train(&mut model, &tr, &va, &cfg, &mut |r, m| {
+        // The file keeps the epoch with the lowest validation loss: more epochs cannot make it worse.
+        let kept = r.validation_loss < best;
         let line = format!(
-            "epoch {:>3}  lr {:.6}  train {:.6}  validation {:.6}  [{:.0}s]",
+            "epoch {:>3}  lr {:.6}  train {:.6}  validation {:.6}{}  [{:.0}s]",
             r.epoch,
             r.lr,
             r.train_loss,
             r.validation_loss,
+            if kept { " *" } else { "" },
             started.elapsed().as_secs_f64()
         );
         println!("{line}");
         let _ = writeln!(provenance, "{line}");
-        let written = std::fs::write(&args.out, m.quantise().to_bytes())
-            .and_then(|_| std::fs::write(format!("{}.txt", args.out), &provenance));
+        let written = if kept {
+            best = r.validation_loss;
+            std::fs::write(&args.out, m.quantise().to_bytes())
+        } else {
+            Ok(())
+        }
+        .and_then(|_| std::fs::write(format!("{}.txt", args.out), &provenance));
         if let Err(e) = written {
             failure.get_or_insert(format!("writing {}: {e}", args.out));
         }
@@ -115,6 +125,9 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
     if let Some(e) = failure {
         return Err(e);
     }
-    println!("wrote {} and {}.txt", args.out, args.out);
+    println!(
+        "wrote {} (validation loss {best:.6}, the epoch marked *) and {}.txt",
+        args.out, args.out
+    );
     Ok(ExitCode::SUCCESS)
 }
