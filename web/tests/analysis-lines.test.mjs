@@ -4,21 +4,18 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, startBrowser } from './helpers.mjs';
+import { startLoose, SIZES } from './helpers.mjs';
 
-const SIZES = [['desktop', { width: 1280, height: 860 }], ['phone', { width: 390, height: 844 }]];
 const UCI = /\b[a-h][1-8][a-h][1-8][qrbn]?\b/;
 const PIECE = /[NBRQK]x?[a-h]?[1-8]?x?[a-h][1-8]/;
 
-let server;
-const browsers = {};
+let env, server;
 before(async () => {
-  server = await startServer({ args: ['--request-burst', '1000', '--create-burst', '100', '--engine-games-per-client', '20'] });
-  for (const [name, viewport] of SIZES) browsers[name] = await startBrowser({ viewport });
+  env = await startLoose();
+  server = env.server;
 });
 after(async () => {
-  for (const b of Object.values(browsers)) await b.close();
-  await server?.stop();
+  await env?.stop();
 });
 
 /** Waits until the engine lines have at least `n` moves each and returns their texts. */
@@ -37,9 +34,9 @@ async function leave(page) {
 
 const noHorizontalScroll = page => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
-for (const [size] of SIZES) {
+for (const [size, viewport] of SIZES) {
   test(`${size}: engine lines are SAN with comma turns (Two Move, Twinmove, Double Move), no UCI`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     const errors = [];
     page.on('pageerror', e => errors.push(e.message));
     let commaTurns = 0, pieces = 0;
@@ -70,7 +67,7 @@ for (const [size] of SIZES) {
   });
 
   test(`${size}: clicking a move of an engine line plays the line up to it onto the board and into the tree`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     const errors = [];
     page.on('pageerror', e => errors.push(e.message));
     await page.goto(`${server.base}/analysis?variant=two-move`);
@@ -123,7 +120,7 @@ for (const [size] of SIZES) {
   });
 
   test(`${size}: the evaluation bar shows White's share and moves with the position`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     const frames = [];
     page.on('websocket', ws => {
       ws.on('framesent', f => frames.push(`> ${String(f.payload).slice(0, 120)}`));
@@ -164,7 +161,7 @@ for (const [size] of SIZES) {
   });
 
   test(`${size}: create-game form: a custom 7+4 clock, and its messages for bad values`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     await page.goto(server.base + '/');
     await page.selectOption('form.create select[name=clock]', 'custom');
     assert.ok(await page.isVisible('#tc-base'));

@@ -6,43 +6,30 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, startBrowser, move, waitGame } from './helpers.mjs';
+import { startLoose, DESKTOP as DESK, PHONE, move, waitGame } from './helpers.mjs';
 
-const DESK = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
-let server, browser;
+let env;
 const errors = [];
 before(async () => {
-  server = await startServer({ args: ['--request-burst', '1000', '--create-burst', '100', '--engine-games-per-client', '20'] });
-  browser = await startBrowser({ viewport: DESK });
+  env = await startLoose();
 });
 after(async () => {
-  await browser?.close();
-  await server?.stop();
+  await env?.stop();
   assert.deepEqual(errors, [], 'no page errors');
 });
 
-async function call(method, path, body, token) {
-  const headers = { 'Content-Type': 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const r = await fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await r.json().catch(() => null);
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(data)}`);
-  return data;
-}
+const call = (...a) => env.call(...a);
 /** A started person-vs-person game: [white seat, black seat]. */
-async function startedGame(variant, fen = null) {
-  const a = await call('POST', '/api/games', { variant, fen, opponent: 'human', color: 'white', clock: { limit: 600, increment: 5 } });
+async function startedGame(variant, fen = null, clock = { limit: 600, increment: 5 }) {
+  const a = await call('POST', '/api/games', { variant, fen, opponent: 'human', color: 'white', clock });
   const b = await call('POST', `/api/games/${a.id}/join`, { invite: a.invite });
   return [a, b];
 }
 const play = (seat, body) => call('POST', `/api/games/${seat.id}/move`, body, seat.token);
 /** The page in a seat (the private `#token=` link). */
 async function seatPage(seat, viewport = DESK) {
-  const page = await browser.ctx.newPage();
-  await page.setViewportSize(viewport);
-  page.on('pageerror', e => errors.push(`${seat.id}: ${e.message}`));
-  await page.goto(`${server.base}/game/${seat.id}#token=${encodeURIComponent(seat.token)}`);
+  const page = await env.page(viewport, errors);
+  await page.goto(`${env.base}/game/${seat.id}#token=${encodeURIComponent(seat.token)}`);
   await waitGame(page, g => g.you === seat.color, 'the seat');
   return page;
 }
