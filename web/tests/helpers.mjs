@@ -142,9 +142,11 @@ export async function startLoose() {
   };
 }
 
-/** Clicks a square of the chessground board (click-to-move). */
+/** Clicks a square of the chessground board (click-to-move), scrolling the board into view first. */
 export async function clickSquare(page, sq, orientation = 'white', root = 'main') {
-  const box = await page.locator(`${root} cg-board`).first().boundingBox();
+  const board = page.locator(`${root} cg-board`).first();
+  await board.scrollIntoViewIfNeeded();
+  const box = await board.boundingBox();
   const f = sq.charCodeAt(0) - 97, r = Number(sq[1]) - 1;
   const x = orientation === 'white' ? f : 7 - f, y = orientation === 'white' ? 7 - r : r;
   await page.mouse.click(box.x + (x + 0.5) * box.width / 8, box.y + (y + 0.5) * box.height / 8);
