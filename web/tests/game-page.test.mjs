@@ -332,6 +332,74 @@ for (const [tag, vp] of SIZES) {
       await page.close();
     }
   });
+
+  test(`Twinmove: the risky-move question with the keyboard alone — focus inside, Tab cycles, Escape and Cancel keep the position, Enter on Play plays (${tag})`, async () => {
+    const [w, b] = await startedGame('twinmove');
+    await play(w, { turn: 'f2f3,g1h3' });
+    await play(b, { turn: 'e7e5,d8h4' }); // the queen attacks White's king through f2
+    const page = await seatPage(w, vp);
+    await waitGame(page, g => g.turn === 'white' && g.moves.length === 4, 'White to move');
+    const before = await shown(page);
+    const dialog = page.locator('#confirm-risky');
+    /** What has the focus: the dialog's element, or where it is outside. */
+    const focus = () => page.evaluate(() => {
+      const a = document.activeElement;
+      const d = document.querySelector('#confirm-risky');
+      return { inDialog: !!d && d.contains(a), id: a?.id ?? '', tag: a?.tagName ?? '', cls: a?.className ?? '' };
+    });
+    const ask = async () => {
+      await move(page, 'b1c3'); // the move itself is made on the board (with the mouse or a finger)
+      await dialog.waitFor();
+      assert.equal(await page.evaluate(() => document.querySelector('#confirm-risky').matches(':modal')), true, 'a modal dialog');
+      const f = await focus();
+      assert.ok(f.inDialog, `the focus is inside the dialog: ${JSON.stringify(f)}`);
+      assert.equal(f.id, 'confirm-risky-cancel', 'the safe answer has the focus');
+    };
+    const backOnBoard = async what => {
+      await dialog.waitFor({ state: 'detached' });
+      const f = await focus();
+      assert.match(f.cls, /cg-board-wrap/, `${what}: the focus returns to the board (${JSON.stringify(f)})`);
+    };
+    const movesOnServer = async () => (await call('GET', `/api/games/${w.id}`)).moves.length;
+
+    // Escape: nothing played, the piece back on b1.
+    await ask();
+    await page.keyboard.press('Escape');
+    await backOnBoard('Escape');
+    assert.equal(await shown(page), before, 'the position is kept');
+    assert.equal(await movesOnServer(), 4, 'nothing was played');
+
+    // Tab and Shift+Tab go round the dialog's two buttons, never out of it; Enter on Cancel keeps the position.
+    await ask();
+    const seen = [];
+    for (const key of ['Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+      await page.keyboard.press(key);
+      const f = await focus();
+      assert.ok(f.inDialog, `after ${key} the focus is still inside the dialog: ${JSON.stringify(f)}`);
+      seen.push(f.id);
+    }
+    await screenshot(page, `risky-move-question-${tag}.png`);
+    assert.deepEqual(seen, ['confirm-risky-play', 'confirm-risky-cancel', 'confirm-risky-play', 'confirm-risky-cancel', 'confirm-risky-play', 'confirm-risky-cancel']);
+    assert.equal((await focus()).id, 'confirm-risky-cancel');
+    await page.keyboard.press('Enter');
+    await backOnBoard('Cancel');
+    assert.equal(await shown(page), before, 'the position is kept');
+    assert.equal(await movesOnServer(), 4, 'nothing was played');
+
+    // Tab to "Play it" and Enter: the move is played.
+    await ask();
+    await page.keyboard.press('Tab');
+    assert.equal((await focus()).id, 'confirm-risky-play');
+    await page.keyboard.press('Enter');
+    await backOnBoard('Play it');
+    const g = await waitGame(page, g => g.moves.length === 5, 'Nc3 played');
+    assert.equal(g.moves[4], 'b1c3');
+    assert.equal(g.turn, 'black');
+    // the keyboard still works on the page: ← shows the position before Nc3
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(f => window.__boardFen() === f, before);
+    await page.close();
+  });
 }
 
 test("game over in words: a captured king (never the code king_captured)", async () => {
