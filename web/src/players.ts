@@ -61,7 +61,7 @@ function challengeForm(to: string): HTMLElement {
       submit.disabled = true;
       try {
         const c = await api<Challenge>('POST', `/api/challenge/${encodeURIComponent(to)}`, { variant: variant.value, ...t, rated: rated.checked, color: color.value });
-        const cancel = h('button', { class: 'small', id: 'challenge-cancel', onclick: async () => {
+        const cancel = h('button', { type: 'button', class: 'small', id: 'challenge-cancel', onclick: async () => {
           try { await api('POST', `/api/challenge/${c.id}/cancel`); stop(); out.replaceChildren(h('div', { class: 'muted' }, 'Challenge cancelled.')); } catch (x: any) { err.textContent = x.message; }
         } }, 'Cancel');
         out.replaceChildren(h('div', { class: 'ok', id: 'challenge-sent' }, `Challenge sent (${variantTitle(c.variant)}, ${tcLabel(c)}, ${c.rated ? 'rated' : 'casual'}). Waiting for ${to}… `, cancel));
