@@ -45,7 +45,7 @@ export function ratingGraph(points: RatingPoint[], label: string): SVGElement {
 /** Challenge a player: variant, time control or days, rated, colour. */
 function challengeForm(to: string): HTMLElement {
   const variant = variantSelect('variant');
-  const tc = timeControlFields('600+5');
+  const tc = timeControlFields('600+5', 'challenge-tc');
   const rated = h('input', { type: 'checkbox', name: 'rated', checked: true });
   const color = colorSelect('color');
   const err = h('div', { class: 'error', id: 'challenge-error' });
