@@ -96,6 +96,8 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   // The result of an imported game (`1-0`, `0-1`, `1/2-1/2`), for the end of its main line.
   let gameResult: string | null = null;
   let gameEnd: Node | null = null;
+  // The positions of the evaluation graph, in its order (empty without a graph).
+  let graphNodes: Node[] = [];
 
   const boardEl = h('div', { class: 'board-wrap' });
   const title = h('div', { class: 'game-title' });
@@ -346,6 +348,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     const none = legal && Object.keys(legal.dests).length === 0 && Object.keys(legal.double_dests ?? {}).length === 0;
     status.textContent = none ? 'No legal moves (game over)' : `${turn === 'white' ? 'White' : 'Black'} to play: ${phase}`;
     renderTree();
+    markGraph();
   }
 
   function renderTree(): void {
@@ -393,6 +396,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     gameResult = null;
     gameEnd = null;
     graph.replaceChildren();
+    graphNodes = [];
     history.replaceState(null, '', `/analysis?variant=${variant}&fen=${encodeURIComponent(r.fen)}`);
     go(root);
   }
@@ -419,6 +423,7 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
     gameResult = r.reason_text ? r.result : null; // decided by the rules (not a resignation)
     gameEnd = n;
     graph.replaceChildren();
+    graphNodes = [];
     gameInfo = info + (r.result && r.result !== '*' ? ` · ${r.result}` : '') + (r.reason_text ? ` · ${r.reason_text}` : '');
     go(n);
   }
@@ -487,7 +492,8 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
   type Point = { score: number; text: string } | null;
   function drawGraph(evals: Point[], nodes: Node[]): void {
     // The plot area inside margins for the axis labels; scores squashed by tanh (±10 pawns near the edge).
-    const W = 640, H = 170, L = 52, R = 8, T = 8, B = 30, n = nodes.length;
+    // As wide as its place on the page (at least 300): the labels keep their size on a phone.
+    const W = Math.max(300, Math.round(graph.clientWidth || 640)), H = 170, L = 52, R = 8, T = 8, B = 30, n = nodes.length;
     const pw = W - L - R, ph = H - T - B, mid = T + ph / 2;
     const x = (i: number) => L + (n > 1 ? (i * pw) / (n - 1) : 0);
     const y = (v: number) => mid - (Math.tanh(v / 400) * ph) / 2;
@@ -512,11 +518,37 @@ export function analysisPage(app: HTMLElement, params: URLSearchParams): void {
       `<text class="axis-label" x="${L + 4}" y="${T + ph - 4}">Black better ↓</text>` +
       `<text class="axis-label" x="${L + pw / 2}" y="${H - 3}" text-anchor="middle">turn (score in pawns, White's view)</text>` +
       `<polyline points="${pts.join(' ')}" fill="none" stroke="#3b7d3b" stroke-width="2"/>` +
+      `<line class="cursor" x1="0" x2="0" y1="${T}" y2="${T + ph}" visibility="hidden"/>` +
       known.map(([i, p]) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.score).toFixed(1)}" r="4" fill="#3b7d3b" data-i="${i}" data-eval="${p.score}"><title>${p.text}</title></circle>`).join('');
-    svg.querySelectorAll('circle').forEach(c => c.addEventListener('click', () => go(nodes[Number(c.getAttribute('data-i'))])));
+    // A click anywhere on the graph goes to the turn nearest to it (a point itself is a small target).
+    svg.addEventListener('click', (e: MouseEvent) => {
+      const r = svg.getBoundingClientRect();
+      if (!r.width || n < 1) return;
+      const vx = ((e.clientX - r.left) * W) / r.width;
+      const i = n > 1 ? Math.max(0, Math.min(n - 1, Math.round(((vx - L) * (n - 1)) / pw))) : 0;
+      go(nodes[i]);
+    });
+    graphNodes = nodes;
     const missing = evals.filter(e => e === null).length;
     graph.replaceChildren(svg, h('div', { class: 'muted', id: 'graph-info' },
-      `${evals.length}/${n} positions · White's view · a finished position counts as its result${missing ? ` · ${missing} without a score` : ''}`));
+      `${evals.length}/${n} positions · White's view · a finished position counts as its result${missing ? ` · ${missing} without a score` : ''} · click the graph to go to a turn`));
+    markGraph();
+  }
+  /** Marks the shown position on the graph (a line and its point), if it is one of the graph's turns. */
+  function markGraph(): void {
+    const svg = graph.querySelector('svg');
+    if (!svg) return;
+    const i = graphNodes.indexOf(cur);
+    svg.querySelectorAll('circle').forEach(c => c.classList.toggle('current', Number(c.getAttribute('data-i')) === i));
+    const line = svg.querySelector('line.cursor');
+    const at = i >= 0 ? svg.querySelector(`circle[data-i="${i}"]`)?.getAttribute('cx') ?? null : null;
+    if (line) {
+      line.setAttribute('visibility', at === null ? 'hidden' : 'visible');
+      if (at !== null) {
+        line.setAttribute('x1', at);
+        line.setAttribute('x2', at);
+      }
+    }
   }
 
   // Start: a server game (?game=id), a PGN, or a FEN.

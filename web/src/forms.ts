@@ -1,6 +1,7 @@
 // Form pieces shared by the seek, challenge and create-game forms, and small renderers of players and
 // games (names with ratings, results in words, deadlines, the "your turn" list).
 import { DAYS, VARIANTS, ratingText, tcLabel, variantTitle, type ClockSpec, type Color, type GameState, type Playing, type PlayerRef } from './api';
+import { customClock } from './timecontrol';
 import { h } from './util';
 
 export const CLOCK_PRESETS: [string, string][] = [
@@ -18,32 +19,31 @@ export function colorSelect(name = 'color'): HTMLSelectElement {
 
 export type TimeControl = { clock: ClockSpec } | { days: number };
 
-/** Time control: presets, a custom base (minutes) + increment (seconds), or correspondence days per turn. */
-export function timeControlFields(def = '300+3'): { fields: HTMLElement[]; read(): TimeControl | string } {
+/**
+ * Time control: presets, a custom base (minutes) + increment (seconds) (the shared `customClock`, its
+ * ids prefixed with `id`), or correspondence days per turn.
+ */
+export function timeControlFields(def: string, id: string): { fields: HTMLElement[]; read(): TimeControl | string } {
   const preset = h('select', { name: 'tc' },
     h('optgroup', { label: 'Real time' }, CLOCK_PRESETS.map(([v, t]) => h('option', { value: v, selected: v === def }, t)),
       h('option', { value: 'custom' }, 'Custom…')),
     h('optgroup', { label: 'Correspondence' }, h('option', { value: 'days', selected: def === 'days' }, 'Days per move')));
-  const base = h('input', { type: 'number', name: 'base', min: '0.5', max: '180', step: '0.5', value: '5', class: 'num' });
-  const inc = h('input', { type: 'number', name: 'increment', min: '0', max: '180', step: '1', value: '3', class: 'num' });
+  const custom = customClock(id, 'Days per move');
   const days = h('select', { name: 'days' }, DAYS.map(d => h('option', { value: String(d), selected: d === 3 }, `${d} day${d === 1 ? '' : 's'}`)));
-  const customRow = h('div', { class: 'inline-fields' },
-    h('label', {}, 'Minutes ', base), h('label', {}, 'Increment (s) ', inc));
   const daysRow = h('label', {}, 'Days per move ', days);
   const sync = () => {
-    customRow.hidden = preset.value !== 'custom';
+    custom.el.hidden = preset.value !== 'custom';
     daysRow.hidden = preset.value !== 'days';
   };
   preset.addEventListener('change', sync);
   sync();
   return {
-    fields: [h('label', {}, 'Time control ', preset), customRow, daysRow],
+    fields: [h('label', {}, 'Time control ', preset), custom.el, daysRow],
     read() {
       if (preset.value === 'days') return { days: Number(days.value) };
       if (preset.value === 'custom') {
-        const m = Number(base.value), i = Number(inc.value);
-        if (!(m > 0) || !(i >= 0) || !Number.isFinite(m) || !Number.isFinite(i)) return 'Enter the minutes and the increment.';
-        return { clock: { limit: Math.round(m * 60), increment: Math.round(i) } };
+        const c = custom.read();
+        return typeof c === 'string' ? c : { clock: c };
       }
       const [l, i] = preset.value.split('+').map(Number);
       return { clock: { limit: l, increment: i } };

@@ -173,7 +173,8 @@ function showGame(app: HTMLElement, id: string): void {
   let positionsLoading: Promise<string[] | null> | null = null;
   let lowWarned = false;
 
-  const boardEl = h('div', { class: 'cg-board-wrap' });
+  // Focusable from script only (tabindex -1): the focus returns here after the risky-move question.
+  const boardEl = h('div', { class: 'cg-board-wrap', tabindex: '-1' });
   const title = h('div', { class: 'game-title', id: 'game-title' }, 'Loading…');
   const status = h('div', { class: 'status', id: 'status', role: 'status' });
   const historyBar = h('div', { class: 'history-bar', id: 'history-bar', hidden: true });
@@ -338,9 +339,19 @@ function showGame(app: HTMLElement, id: string): void {
       const done = (ok: boolean) => {
         dialog.close();
         dialog.remove();
+        // back to the board, where the move was made (the page's keys, ←/→, go on from there)
+        boardEl.focus({ preventScroll: true });
         resolve(ok);
       };
       dialog.addEventListener('cancel', () => done(false));
+      // Tab and Shift+Tab go round the dialog's buttons (the browser would let the focus leave the page).
+      dialog.addEventListener('keydown', (e: KeyboardEvent) => {
+        if (e.key !== 'Tab') return;
+        const stops = [...dialog.querySelectorAll<HTMLElement>('button:not([disabled])')];
+        const at = stops.indexOf(document.activeElement as HTMLElement);
+        e.preventDefault();
+        stops[(at + (e.shiftKey ? -1 : 1) + stops.length) % stops.length]?.focus();
+      });
       document.body.append(dialog);
       dialog.showModal();
       (dialog.querySelector('#confirm-risky-cancel') as HTMLButtonElement).focus();

@@ -4,6 +4,7 @@ import { api, myGames, saveGame, forgetGame, variantTitle, VARIANTS, DAYS, type 
 import { account } from './auth';
 import { seekPanels } from './seeks';
 import { resultWords } from './forms';
+import { customClock } from './timecontrol';
 import { h } from './util';
 
 interface Created {
@@ -55,22 +56,7 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
     h('option', { value: 'custom' }, 'Custom…'),
     h('option', { value: 'days' }, 'Correspondence (days per move)'));
   // Custom time control: base 0–180 minutes + increment 0–180 seconds (checked here, and by the server).
-  const base = h('input', { type: 'number', name: 'base', id: 'tc-base', min: '0', max: '180', step: 'any', value: '5', inputmode: 'decimal', 'aria-describedby': 'tc-help' });
-  const inc = h('input', { type: 'number', name: 'increment', id: 'tc-increment', min: '0', max: '180', step: '1', value: '3', inputmode: 'numeric', 'aria-describedby': 'tc-help' });
-  const customRow = h('div', { class: 'inline-fields custom-tc', id: 'custom-tc' },
-    h('label', {}, 'Base (minutes) ', base), h('label', {}, 'Increment (seconds) ', inc),
-    h('div', { class: 'muted small-help', id: 'tc-help' }, 'Base 0–180 minutes, increment 0–180 seconds.'));
-  /** The custom clock in seconds, or why it is refused. */
-  const customClock = (): { limit: number; increment: number } | string => {
-    const b = base.value.trim() === '' ? NaN : Number(base.value), i = inc.value.trim() === '' ? NaN : Number(inc.value);
-    base.removeAttribute('aria-invalid');
-    inc.removeAttribute('aria-invalid');
-    const bad = (el: HTMLInputElement, m: string) => (el.setAttribute('aria-invalid', 'true'), m);
-    if (!Number.isFinite(b) || b < 0 || b > 180) return bad(base, 'Base time: enter 0 to 180 minutes.');
-    if (!Number.isFinite(i) || i < 0 || i > 180 || !Number.isInteger(i)) return bad(inc, 'Increment: enter a whole number of seconds from 0 to 180.');
-    if (b === 0 && i === 0) return bad(base, 'A clock of 0+0 has no time: raise the base or the increment, or choose Unlimited.');
-    return { limit: Math.round(b * 60 * 1000) / 1000, increment: i };
-  };
+  const custom = customClock('tc', 'Unlimited');
   const days = h('select', { name: 'days' }, DAYS.map(d => h('option', { value: String(d), selected: d === 3 }, `${d} day${d === 1 ? '' : 's'}`)));
   const rated = h('input', { type: 'checkbox', name: 'rated' });
   const pub = h('input', { type: 'checkbox', name: 'public', checked: true });
@@ -85,7 +71,7 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
     levelRow.hidden = opponent.value !== 'engine';
     pubRow.hidden = opponent.value === 'engine';
     daysRow.hidden = tc.value !== 'days';
-    customRow.hidden = tc.value !== 'custom';
+    custom.el.hidden = tc.value !== 'custom';
     ratedRow.hidden = !signedIn || opponent.value !== 'human';
   };
   opponent.addEventListener('change', sync);
@@ -110,7 +96,7 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
         };
         if (tc.value === 'days') body.days = Number(days.value);
         else if (tc.value === 'custom') {
-          const c = customClock();
+          const c = custom.read();
           if (typeof c === 'string') {
             err.textContent = c;
             return;
@@ -141,7 +127,7 @@ export function createForm(opts: { fen?: string; variant?: string; onCreated?: (
     levelRow,
     h('label', {}, 'Your colour ', color),
     h('label', {}, 'Time control ', tc),
-    customRow,
+    custom.el,
     daysRow,
     ratedRow,
     pubRow,

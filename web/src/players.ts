@@ -45,7 +45,7 @@ export function ratingGraph(points: RatingPoint[], label: string): SVGElement {
 /** Challenge a player: variant, time control or days, rated, colour. */
 function challengeForm(to: string): HTMLElement {
   const variant = variantSelect('variant');
-  const tc = timeControlFields('600+5');
+  const tc = timeControlFields('600+5', 'challenge-tc');
   const rated = h('input', { type: 'checkbox', name: 'rated', checked: true });
   const color = colorSelect('color');
   const err = h('div', { class: 'error', id: 'challenge-error' });
@@ -61,7 +61,7 @@ function challengeForm(to: string): HTMLElement {
       submit.disabled = true;
       try {
         const c = await api<Challenge>('POST', `/api/challenge/${encodeURIComponent(to)}`, { variant: variant.value, ...t, rated: rated.checked, color: color.value });
-        const cancel = h('button', { class: 'small', id: 'challenge-cancel', onclick: async () => {
+        const cancel = h('button', { type: 'button', class: 'small', id: 'challenge-cancel', onclick: async () => {
           try { await api('POST', `/api/challenge/${c.id}/cancel`); stop(); out.replaceChildren(h('div', { class: 'muted' }, 'Challenge cancelled.')); } catch (x: any) { err.textContent = x.message; }
         } }, 'Cancel');
         out.replaceChildren(h('div', { class: 'ok', id: 'challenge-sent' }, `Challenge sent (${variantTitle(c.variant)}, ${tcLabel(c)}, ${c.rated ? 'rated' : 'casual'}). Waiting for ${to}… `, cancel));

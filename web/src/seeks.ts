@@ -172,7 +172,7 @@ export function seekPanels(): HTMLElement[] {
 
   function seekForm(): HTMLElement {
     const variant = variantSelect('variant');
-    const tc = timeControlFields('300+3');
+    const tc = timeControlFields('300+3', 'seek-tc');
     const rated = h('input', { type: 'checkbox', name: 'rated', checked: true });
     const color = colorSelect('color');
     const min = h('input', { type: 'number', name: 'rating_min', placeholder: 'any', min: '0', max: '4000', step: '50', class: 'num' });

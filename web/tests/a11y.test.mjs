@@ -6,22 +6,20 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { startServer, startBrowser } from './helpers.mjs';
+import { startLoose, startBrowser, SIZES, DESKTOP } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 // Evaluated through the devtools protocol: the site's CSP (script-src 'self') rightly refuses an
 // injected <script>.
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SIZES = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } };
-let server, browser;
+let env, server;
 
 before(async () => {
-  server = await startServer({ args: ['--request-burst', '1000', '--create-burst', '100', '--engine-games-per-client', '20'] });
-  browser = await startBrowser({ viewport: SIZES.desktop });
+  env = await startLoose();
+  server = env.server;
 });
 after(async () => {
-  await browser?.close();
-  await server?.stop();
+  await env?.stop();
 });
 
 async function post(path, body, headers = {}) {
@@ -56,12 +54,11 @@ async function pages() {
   ];
 }
 
-for (const [size, viewport] of Object.entries(SIZES)) {
+for (const [size, viewport] of SIZES) {
   test(`no serious or critical accessibility violations, signed out (${size})`, async () => {
     const found = [];
     for (const [name, path] of await pages()) {
-      const page = await browser.ctx.newPage();
-      await page.setViewportSize(viewport);
+      const page = await env.page(viewport);
       await page.goto(server.base + path);
       await page.waitForLoadState('networkidle');
       for (const v of await audit(page)) found.push(`${name} ${path}: ${v}`);
@@ -72,7 +69,7 @@ for (const [size, viewport] of Object.entries(SIZES)) {
 }
 
 test('no serious or critical accessibility violations, signed in: lobby and player page', async () => {
-  const { ctx, close } = await startBrowser({ viewport: SIZES.desktop });
+  const { ctx, close } = await startBrowser({ viewport: DESKTOP });
   try {
     const page = await ctx.newPage();
     await page.goto(server.base + '/signup');
@@ -92,7 +89,7 @@ test('no serious or critical accessibility violations, signed in: lobby and play
 });
 
 test('keyboard: the create form is reachable with Tab and starts a game with Enter', async () => {
-  const page = await browser.ctx.newPage();
+  const page = await env.page();
   await page.goto(server.base + '/');
   const create = page.getByRole('button', { name: /create game/i });
   await create.waitFor();

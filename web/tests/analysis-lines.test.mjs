@@ -4,21 +4,18 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, startBrowser } from './helpers.mjs';
+import { startLoose, SIZES } from './helpers.mjs';
 
-const SIZES = [['desktop', { width: 1280, height: 860 }], ['phone', { width: 390, height: 844 }]];
 const UCI = /\b[a-h][1-8][a-h][1-8][qrbn]?\b/;
 const PIECE = /[NBRQK]x?[a-h]?[1-8]?x?[a-h][1-8]/;
 
-let server;
-const browsers = {};
+let env, server;
 before(async () => {
-  server = await startServer({ args: ['--request-burst', '1000', '--create-burst', '100', '--engine-games-per-client', '20'] });
-  for (const [name, viewport] of SIZES) browsers[name] = await startBrowser({ viewport });
+  env = await startLoose();
+  server = env.server;
 });
 after(async () => {
-  for (const b of Object.values(browsers)) await b.close();
-  await server?.stop();
+  await env?.stop();
 });
 
 /** Waits until the engine lines have at least `n` moves each and returns their texts. */
@@ -37,9 +34,9 @@ async function leave(page) {
 
 const noHorizontalScroll = page => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
-for (const [size] of SIZES) {
+for (const [size, viewport] of SIZES) {
   test(`${size}: engine lines are SAN with comma turns (Two Move, Twinmove, Double Move), no UCI`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     const errors = [];
     page.on('pageerror', e => errors.push(e.message));
     let commaTurns = 0, pieces = 0;
@@ -70,7 +67,7 @@ for (const [size] of SIZES) {
   });
 
   test(`${size}: clicking a move of an engine line plays the line up to it onto the board and into the tree`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     const errors = [];
     page.on('pageerror', e => errors.push(e.message));
     await page.goto(`${server.base}/analysis?variant=two-move`);
@@ -123,7 +120,7 @@ for (const [size] of SIZES) {
   });
 
   test(`${size}: the evaluation bar shows White's share and moves with the position`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     const frames = [];
     page.on('websocket', ws => {
       ws.on('framesent', f => frames.push(`> ${String(f.payload).slice(0, 120)}`));
@@ -163,8 +160,80 @@ for (const [size] of SIZES) {
     await page.close();
   });
 
+  test(`${size}: clicking the evaluation graph shows that position on the board and in the move list`, async () => {
+    const page = await env.page(viewport);
+    const errors = [];
+    page.on('pageerror', e => errors.push(e.message));
+    const pgn = '[Variant "Two Move Chess"]\n\n1. e4 Nf6,e5 2. Nc3,Nf3 d5,Nc6 *';
+    // the positions after each move, as the server replays them (index: moves played)
+    const { positions } = await env.call('POST', '/api/pgn/import', { pgn });
+    await page.goto(`${server.base}/analysis?variant=two-move&engine=0`);
+    await page.fill('#pgn-input', pgn);
+    await page.click('#pgn-load');
+    await page.waitForFunction(() => document.querySelectorAll('#tree .mturn').length === 7);
+    await page.click('#eval-graph');
+    await page.waitForFunction(() => /5\/5 positions/.test(document.querySelector('#graph-info')?.textContent ?? ''), null, { timeout: 30000 });
+    // the graph's points: each turn start (after 0, 1, 3, 5 and 7 moves)
+    const plies = [0, 1, 3, 5, 7];
+    const placement = fen => fen.split(' ')[0];
+    /** The board's pieces as a FEN placement (chessground's DOM), null while pieces are moving. */
+    const board = () => page.evaluate(() => {
+      if (document.querySelector('cg-board piece.anim')) return null;
+      const at = {};
+      for (const p of document.querySelectorAll('cg-board piece')) if (!p.classList.contains('ghost') && !p.classList.contains('fading')) at[p.cgKey] = p.className;
+      const rows = [];
+      for (let r = 8; r >= 1; r--) {
+        let row = '', gap = 0;
+        for (const f of 'abcdefgh') {
+          const c = at[f + r];
+          if (!c) { gap++; continue; }
+          if (gap) row += gap;
+          gap = 0;
+          const t = { pawn: 'p', knight: 'n', bishop: 'b', rook: 'r', queen: 'q', king: 'k' }[c.split(' ').find(x => x !== 'white' && x !== 'black')];
+          row += c.includes('white') ? t.toUpperCase() : t;
+        }
+        rows.push(row + (gap ? gap : ''));
+      }
+      return rows.join('/');
+    });
+    const shows = async (i, how) => {
+      const ply = plies[i];
+      await page.waitForFunction(f => document.querySelector('#fen').value === f, positions[ply]).catch(async () => {
+        throw new Error(`${how}: the board should show the position after ${ply} moves; the FEN field has ${await page.inputValue('#fen')}`);
+      });
+      // the pieces on the board once they stand still (polled: chessground animates the change)
+      let pieces;
+      for (const end = Date.now() + 5000; Date.now() < end; await page.waitForTimeout(50)) if ((pieces = await board()) === placement(positions[ply])) break;
+      assert.equal(pieces, placement(positions[ply]), `${how}: the pieces on the board`);
+      const cur = page.locator('#tree .mturn.current');
+      if (ply === 0) assert.equal(await cur.count(), 0, `${how}: no move marked at the start`);
+      else {
+        assert.equal(await cur.count(), 1, `${how}: one move marked in the move list`);
+        assert.equal(await cur.getAttribute('data-uci'), (await page.locator('#tree .mturn').nth(ply - 1).getAttribute('data-uci')), `${how}: the move list marks move ${ply}`);
+        assert.equal(await page.locator('#tree .mturn').nth(ply - 1).evaluate(e => e.classList.contains('current')), true);
+      }
+      assert.equal(await page.locator(`#graph circle[data-i="${i}"].current`).count(), 1, `${how}: the graph marks its point`);
+    };
+    // a point itself
+    await page.locator('#graph circle[data-i="2"]').click();
+    await shows(2, 'the point after 1…Nf6,e5');
+    // anywhere in a point's column (away from the point): the nearest turn
+    const svg = await page.locator('#graph svg').boundingBox();
+    for (const i of [1, 3, 0]) {
+      const c = await page.locator(`#graph circle[data-i="${i}"]`).boundingBox();
+      const cy = c.y + c.height / 2;
+      const y = cy < svg.y + svg.height / 2 ? svg.y + svg.height * 0.7 : svg.y + svg.height * 0.15;
+      await page.mouse.click(c.x + c.width / 2 + 2, y);
+      await shows(i, `a click in the column of point ${i}`);
+    }
+    assert.ok(await noHorizontalScroll(page), 'no horizontal scrolling');
+    await page.screenshot({ path: join(tmpdir(), `dm-analysis-graph-${size}.png`), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test(`${size}: create-game form: a custom 7+4 clock, and its messages for bad values`, async () => {
-    const page = await browsers[size].ctx.newPage();
+    const page = await env.page(viewport);
     await page.goto(server.base + '/');
     await page.selectOption('form.create select[name=clock]', 'custom');
     assert.ok(await page.isVisible('#tc-base'));

@@ -5,37 +5,25 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, startBrowser, move, waitGame, quietMove } from './helpers.mjs';
+import { startLoose, DESKTOP as DESK, PHONE, move, waitGame, quietMove } from './helpers.mjs';
 
-const DESK = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
-let server, browser;
+let env, server;
 const errors = [];
 before(async () => {
   // many games are made through the API here: more than one client's default request burst
-  server = await startServer({ args: ['--request-burst', '1000', '--create-burst', '100', '--engine-games-per-client', '20'] });
-  browser = await startBrowser({ viewport: DESK });
+  env = await startLoose();
+  server = env.server;
 });
 after(async () => {
-  await browser?.close();
-  await server?.stop();
+  await env?.stop();
 });
 
 async function open(path, viewport = DESK) {
-  const page = await browser.ctx.newPage();
-  await page.setViewportSize(viewport);
-  page.on('pageerror', e => errors.push(`${path}: ${e.message}`));
+  const page = await env.page(viewport, errors);
   await page.goto(server.base + path);
   return page;
 }
-async function call(method, path, body, token) {
-  const headers = { 'Content-Type': 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const r = await fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await r.json().catch(() => null);
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(data)}`);
-  return data;
-}
+const call = (...a) => env.call(...a);
 const newGame = body => call('POST', '/api/games', { variant: 'chess', color: 'white', clock: null, ...body });
 /** A person-vs-person game with both seats taken: [created, joined]. */
 async function startedGame(variant = 'chess') {

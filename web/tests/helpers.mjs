@@ -97,9 +97,56 @@ export async function startBrowser(opts = {}) {
   };
 }
 
-/** Clicks a square of the chessground board (click-to-move). */
+/** The two screen sizes of issue 11: a desktop and a phone. */
+export const DESKTOP = { width: 1280, height: 860 };
+export const PHONE = { width: 390, height: 844 };
+export const SIZES = [['desktop', DESKTOP], ['phone', PHONE]];
+
+/**
+ * A server with loose rate limits (these tests make many games and requests through the API from one
+ * client) and one browser. `page(viewport, errors)` opens a page at that size (desktop by default) and
+ * collects its uncaught errors into the `errors` array if one is given; `call(method, path, body, token)`
+ * is a JSON request to the server that throws on an error status; `stop()` closes both.
+ */
+export async function startLoose() {
+  const server = await startServer({ args: ['--request-burst', '1000', '--create-burst', '100', '--engine-games-per-client', '20'] });
+  let browser;
+  try {
+    browser = await startBrowser({ viewport: DESKTOP });
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
+  return {
+    server,
+    browser,
+    base: server.base,
+    async page(viewport = DESKTOP, errors = null) {
+      const page = await browser.ctx.newPage();
+      await page.setViewportSize(viewport);
+      if (errors) page.on('pageerror', e => errors.push(`${page.url()}: ${e.message}`));
+      return page;
+    },
+    async call(method, path, body, token) {
+      const headers = { 'Content-Type': 'application/json' };
+      if (token) headers.Authorization = `Bearer ${token}`;
+      const r = await fetch(server.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const data = await r.json().catch(() => null);
+      if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(data)}`);
+      return data;
+    },
+    async stop() {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
+
+/** Clicks a square of the chessground board (click-to-move), scrolling the board into view first. */
 export async function clickSquare(page, sq, orientation = 'white', root = 'main') {
-  const box = await page.locator(`${root} cg-board`).first().boundingBox();
+  const board = page.locator(`${root} cg-board`).first();
+  await board.scrollIntoViewIfNeeded();
+  const box = await board.boundingBox();
   const f = sq.charCodeAt(0) - 97, r = Number(sq[1]) - 1;
   const x = orientation === 'white' ? f : 7 - f, y = orientation === 'white' ? 7 - r : r;
   await page.mouse.click(box.x + (x + 0.5) * box.width / 8, box.y + (y + 0.5) * box.height / 8);

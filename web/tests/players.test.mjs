@@ -324,3 +324,51 @@ test('leaderboard, and phone-sized lobby and player pages', async () => {
   }
   assert.deepEqual(errors, []);
 });
+
+test('the seek and challenge forms use the create form\'s custom time control (one component)', async () => {
+  const C = await startBrowser({ viewport: VIEW });
+  try {
+    const page = await signup(C.ctx, 'carol');
+    page.on('pageerror', e => errors.push(e.message));
+    await page.selectOption('#create-seek select[name=tc]', 'custom');
+    assert.ok(await page.isVisible('#seek-tc-base'));
+    assert.equal(await page.textContent('label:has(#seek-tc-base)'), 'Base (minutes) ');
+    assert.equal(await page.textContent('label:has(#seek-tc-increment)'), 'Increment (seconds) ');
+    assert.equal(await page.locator('#tc-base').count(), 1, "the create form's own fields, ids unique on the page");
+    // its check: a 0+0 clock is refused with the form's message, the field marked
+    await page.fill('#seek-tc-base', '0');
+    await page.fill('#seek-tc-increment', '0');
+    await page.click('#create-seek-btn');
+    await page.waitForFunction(() => /0\+0 has no time.*Days per move/.test(document.querySelector('#seek-form-msg')?.textContent ?? ''));
+    assert.equal(await page.getAttribute('#seek-tc-base', 'aria-invalid'), 'true');
+    // 7+4: the seek has that clock
+    await page.fill('#seek-tc-base', '7');
+    await page.fill('#seek-tc-increment', '4');
+    await page.click('#create-seek-btn');
+    const own = page.locator('#lobby-seeks tr.seek.own');
+    await own.waitFor();
+    assert.match(await own.textContent(), /7\+4/);
+    assert.equal(await page.getAttribute('#seek-tc-base', 'aria-invalid'), null);
+    const { seeks } = await (await fetch(server.base + '/api/seeks')).json();
+    assert.deepEqual(seeks.find(s => s.username === 'carol')?.clock, { limit: 420, increment: 4 });
+    await own.locator('.seek-cancel').click();
+    await own.waitFor({ state: 'detached' });
+    // the challenge form on a player page: 2.5+1
+    await page.goto(server.base + '/@/bob');
+    await page.click('#challenge-open');
+    await page.selectOption('#challenge select[name=tc]', 'custom');
+    await page.fill('#challenge-tc-base', '2.5');
+    await page.fill('#challenge-tc-increment', '1');
+    await page.click('#challenge-send');
+    await page.waitForSelector('#challenge-sent');
+    assert.match(await page.textContent('#challenge-sent'), /2\.5\+1/);
+    await page.click('#challenge-cancel');
+    await page.waitForSelector('#challenge-out :text("Challenge cancelled.")');
+    // and only cancelled: the Cancel button does not submit the form again (a new challenge)
+    const out = await page.evaluate(async () => (await (await fetch('/api/challenges')).json()).out);
+    assert.deepEqual(out, [], 'no challenge left open');
+    assert.deepEqual(errors, []);
+  } finally {
+    await C.close();
+  }
+});
