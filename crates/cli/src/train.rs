@@ -5,7 +5,7 @@ use clap::Args;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
-use train::{load, train, Model, TrainConfig};
+use train::{load, probe, train, Model, TrainConfig};
 
 #[derive(Args)]
 pub struct TrainArgs {
@@ -97,6 +97,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
     let mut model = Model::new(args.seed);
     let mut failure = None;
     let mut best = f64::INFINITY;
+    let mut best_params = None;
     train(&mut model, &tr, &va, &cfg, &mut |r, m| {
         // The file keeps the epoch with the lowest validation loss: more epochs cannot make it worse.
         let kept = r.validation_loss < best;
@@ -113,6 +114,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
         let _ = writeln!(provenance, "{line}");
         let written = if kept {
             best = r.validation_loss;
+            best_params = Some(m.params.clone());
             std::fs::write(&args.out, m.quantise().to_bytes())
         } else {
             Ok(())
@@ -125,6 +127,25 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
     if let Some(e) = failure {
         return Err(e);
     }
+    // What the kept network says about the turn state, on the validation positions.
+    let kept = Model {
+        params: best_params.unwrap_or(model.params),
+    };
+    let _ = writeln!(
+        provenance,
+        "validation positions per bucket: {:?}",
+        probe::bucket_counts(&va)
+    );
+    for p in probe::turn_state(&kept, &va) {
+        let line = format!(
+            "turn state: {}: {:+.0} cp over {} positions",
+            p.what, p.mean_cp, p.positions
+        );
+        println!("{line}");
+        let _ = writeln!(provenance, "{line}");
+    }
+    std::fs::write(format!("{}.txt", args.out), &provenance)
+        .map_err(|e| format!("writing {}.txt: {e}", args.out))?;
     println!(
         "wrote {} (validation loss {best:.6}, the epoch marked *) and {}.txt",
         args.out, args.out

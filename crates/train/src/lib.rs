@@ -5,6 +5,7 @@
 pub mod data;
 pub mod model;
 pub mod optim;
+pub mod probe;
 pub mod run;
 
 pub use data::{load, Sample};
