@@ -131,17 +131,17 @@ export type ColorChoice = "white" | "black" | "random";
 
 export type GameSpec = { variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, };
 
-export type Seek = { id: string, username: string, rating: number, provisional: boolean, variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, color: ColorChoice, rating_min: number | null, rating_max: number | null, created_at: number, };
+export type Seek = { id: string, username: string, rating: number, provisional: boolean, color: ColorChoice, rating_min: number | null, rating_max: number | null, created_at: number, variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, };
 
 export type ChallengeStatus = "pending" | "accepted" | "declined" | "canceled";
 
 export type DeclineReason = "generic" | "later" | "too_fast" | "too_slow" | "time_control" | "rated" | "casual" | "variant";
 
-export type Challenge = { id: string, from: string, to: string, variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, 
+export type Challenge = { id: string, from: string, to: string, 
 /**
  * The challenger's colour.
  */
-color: ColorChoice, status: ChallengeStatus, decline_reason: DeclineReason | null, game_id: string | null, created_at: number, };
+color: ColorChoice, status: ChallengeStatus, decline_reason: DeclineReason | null, game_id: string | null, created_at: number, variant: string, clock: ClockSpec | null, days: number | null, rated: boolean, };
 
 export type LobbyEvent = { "type": "seeks", seeks: Array<Seek>, } | { "type": "seek_added", seek: Seek, } | { "type": "seek_removed", id: string, };
 

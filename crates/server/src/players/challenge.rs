@@ -60,10 +60,9 @@ pub struct Challenge {
     pub id: String,
     pub from: String,
     pub to: String,
-    pub variant: String,
-    pub clock: Option<ClockSpec>,
-    pub days: Option<u32>,
-    pub rated: bool,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub spec: GameSpec,
     /// The challenger's colour.
     pub color: ColorChoice,
     pub status: ChallengeStatus,
@@ -74,14 +73,6 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    fn spec(&self) -> GameSpec {
-        GameSpec {
-            variant: self.variant.clone(),
-            clock: self.clock,
-            days: self.days,
-            rated: self.rated,
-        }
-    }
     fn row(&self) -> RecordRow {
         RecordRow {
             id: self.id.clone(),
@@ -158,10 +149,10 @@ pub async fn create(
         id: super::new_id(8),
         from: me.username.clone(),
         to: to.username.clone(),
-        variant: variant.name().to_string(),
-        clock: spec.clock,
-        days: spec.days,
-        rated: spec.rated,
+        spec: GameSpec {
+            variant: variant.name().to_string(),
+            ..spec
+        },
         color: req.color,
         status: ChallengeStatus::Pending,
         decline_reason: None,
@@ -250,7 +241,7 @@ pub async fn accept(
         Color::White => [Some(&from), Some(&me)],
         Color::Black => [Some(&me), Some(&from)],
     };
-    start_game(&hub, game_id.clone(), &c.spec(), players, [None, None]).await?;
+    start_game(&hub, game_id.clone(), &c.spec, players, [None, None]).await?;
     tell_gone(&hub, &c, &from.id, "accepted").await;
     Ok(Json(json!({ "game_id": game_id })))
 }

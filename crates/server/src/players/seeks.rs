@@ -36,26 +36,14 @@ pub struct Seek {
     pub username: String,
     pub rating: i32,
     pub provisional: bool,
-    pub variant: String,
-    pub clock: Option<ClockSpec>,
-    pub days: Option<u32>,
-    pub rated: bool,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub spec: GameSpec,
     pub color: ColorChoice,
     pub rating_min: Option<i32>,
     pub rating_max: Option<i32>,
     #[ts(type = "number")]
     pub created_at: i64,
-}
-
-impl Seek {
-    fn spec(&self) -> GameSpec {
-        GameSpec {
-            variant: self.variant.clone(),
-            clock: self.clock,
-            days: self.days,
-            rated: self.rated,
-        }
-    }
 }
 
 #[derive(Deserialize)]
@@ -121,10 +109,10 @@ pub async fn create(
         username: me.username.clone(),
         rating: me_ref.rating.unwrap_or(1500),
         provisional: me_ref.provisional,
-        variant: variant.name().to_string(),
-        clock: spec.clock,
-        days: spec.days,
-        rated: spec.rated,
+        spec: GameSpec {
+            variant: variant.name().to_string(),
+            ..spec
+        },
         color: req.color,
         rating_min: req.rating_min,
         rating_max: req.rating_max,
@@ -185,7 +173,7 @@ pub async fn accept(
     if seek.username.eq_ignore_ascii_case(&me.username) {
         return Err(ApiError::conflict("this is your own seek"));
     }
-    let mine = super::rating::player_ref(&*hub.store, &me, &seek.variant).await?;
+    let mine = super::rating::player_ref(&*hub.store, &me, &seek.spec.variant).await?;
     let r = mine.rating.unwrap_or(1500);
     if seek.rating_min.is_some_and(|lo| r < lo) || seek.rating_max.is_some_and(|hi| r > hi) {
         return Err(ApiError::forbidden(format!(
@@ -205,7 +193,7 @@ pub async fn accept(
         rules::Color::White => [Some(&seeker), Some(&me)],
         rules::Color::Black => [Some(&me), Some(&seeker)],
     };
-    let game_id = start_game(&hub, super::new_id(10), &seek.spec(), players, [None, None]).await?;
+    let game_id = start_game(&hub, super::new_id(10), &seek.spec, players, [None, None]).await?;
     Ok(Json(json!({ "game_id": game_id })))
 }
 
