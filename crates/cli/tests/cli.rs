@@ -1,29 +1,8 @@
 //! The CLI contract used by outside checks: perft's last line, `turns` sorted UCI turns, `validate`
 //! exit codes and messages. Runs the real binary.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_doublemove"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(s) = stdin {
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::run;
 
 fn last_line(s: &str) -> &str {
     s.lines().last().unwrap_or("")

@@ -1,29 +1,9 @@
 //! The network's tool chain through the real binary: `datagen` writes (and resumes) a data file,
 //! `train` makes a network from it, and the engine loads that network (`EvalFile`) and plays with it.
 
+mod common;
+use common::run;
 use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_doublemove"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(s) = stdin {
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn datagen_train_and_load_round_trip() {

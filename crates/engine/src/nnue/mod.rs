@@ -29,6 +29,15 @@ pub const WEIGHT_CLIP: f32 = 1.98;
 const MAGIC: &[u8; 8] = b"DMNNUE\0\x01";
 /// Header: magic, then inputs, hidden, buckets, QA, QB, scale as u32.
 const HEADER_BYTES: usize = 8 + 6 * 4;
+/// The shape a file's header states: inputs, hidden, buckets, QA, QB, scale.
+const SHAPE: [u32; 6] = [
+    INPUTS as u32,
+    HIDDEN as u32,
+    BUCKETS as u32,
+    QA as u32,
+    QB as u32,
+    SCALE as u32,
+];
 /// Bytes of a network file.
 pub const FILE_BYTES: usize =
     HEADER_BYTES + 2 * (INPUTS * HIDDEN + HIDDEN + BUCKETS * 2 * HIDDEN) + 4 * BUCKETS;
@@ -110,16 +119,7 @@ impl Network {
             let at = 8 + 4 * i;
             *s = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         }
-        let want = [
-            INPUTS,
-            HIDDEN,
-            BUCKETS,
-            QA as usize,
-            QB as usize,
-            SCALE as usize,
-        ]
-        .map(|x| x as u32);
-        if shape != want {
+        if shape != SHAPE {
             return Err(NetError::Shape(shape));
         }
         if bytes.len() != FILE_BYTES {
@@ -149,15 +149,8 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(FILE_BYTES);
         out.extend_from_slice(MAGIC);
-        for x in [
-            INPUTS,
-            HIDDEN,
-            BUCKETS,
-            QA as usize,
-            QB as usize,
-            SCALE as usize,
-        ] {
-            out.extend_from_slice(&(x as u32).to_le_bytes());
+        for x in SHAPE {
+            out.extend_from_slice(&x.to_le_bytes());
         }
         let rows = self.ft_weights.iter().flatten();
         for w in rows

@@ -4,7 +4,11 @@
 
 use super::{HIDDEN, QA};
 
-/// `dst = src + Σ rows(add) - Σ rows(sub)`, portable.
+/// Lanes handled together: one AVX2 register of i16, two SSE2 ones.
+const LANES: usize = 16;
+
+/// `dst = src + Σ rows(add) - Σ rows(sub)`, portable. Block by block, so each block of the sum stays
+/// in registers while every row is added to it (one pass over `dst`, not one per row).
 #[inline(always)]
 fn update_body(
     dst: &mut [i16; HIDDEN],
@@ -12,16 +16,25 @@ fn update_body(
     add: &[&[i16; HIDDEN]],
     sub: &[&[i16; HIDDEN]],
 ) {
-    *dst = *src;
-    for r in add {
-        for (d, w) in dst.iter_mut().zip(r.iter()) {
-            *d = d.wrapping_add(*w);
+    for (i, (d, s)) in dst
+        .chunks_exact_mut(LANES)
+        .zip(src.chunks_exact(LANES))
+        .enumerate()
+    {
+        let mut v = [0i16; LANES];
+        v.copy_from_slice(s);
+        let at = i * LANES;
+        for r in add {
+            for (x, w) in v.iter_mut().zip(&r[at..at + LANES]) {
+                *x = x.wrapping_add(*w);
+            }
         }
-    }
-    for r in sub {
-        for (d, w) in dst.iter_mut().zip(r.iter()) {
-            *d = d.wrapping_sub(*w);
+        for r in sub {
+            for (x, w) in v.iter_mut().zip(&r[at..at + LANES]) {
+                *x = x.wrapping_sub(*w);
+            }
         }
+        d.copy_from_slice(&v);
     }
 }
 
