@@ -240,6 +240,39 @@ where
     })
 }
 
+pub(crate) fn user_row<R>(r: &R) -> StoreResult<UserRow>
+where
+    R: sqlx::Row,
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    String: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    Ok(UserRow {
+        id: r.try_get("id").map_err(db_err)?,
+        username: r.try_get("username").map_err(db_err)?,
+        password_hash: r.try_get("password_hash").map_err(db_err)?,
+        kind: r.try_get("kind").map_err(db_err)?,
+        created_at: r.try_get("created_at").map_err(db_err)?,
+    })
+}
+
+pub(crate) fn history_row<R>(r: &R) -> StoreResult<HistoryRow>
+where
+    R: sqlx::Row,
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    String: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    f64: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    Ok(HistoryRow {
+        variant: r.try_get("variant").map_err(db_err)?,
+        game_id: r.try_get("game_id").map_err(db_err)?,
+        at: r.try_get("at").map_err(db_err)?,
+        rating: r.try_get("rating").map_err(db_err)?,
+        rd: r.try_get("rd").map_err(db_err)?,
+    })
+}
+
 pub(crate) fn record_row<R>(r: &R) -> StoreResult<RecordRow>
 where
     R: sqlx::Row,
@@ -291,7 +324,6 @@ macro_rules! impl_player_store {
                 &self,
                 id: &str,
             ) -> $crate::store::StoreResult<Option<$crate::store::players::UserRow>> {
-                use sqlx::Row;
                 let row = sqlx::query(
                     "SELECT id, username, password_hash, kind, created_at FROM users WHERE id = $1",
                 )
@@ -299,16 +331,9 @@ macro_rules! impl_player_store {
                 .fetch_optional(self.pool())
                 .await
                 .map_err($crate::store::db_err)?;
-                row.map(|r| {
-                    Ok($crate::store::players::UserRow {
-                        id: r.try_get("id").map_err($crate::store::db_err)?,
-                        username: r.try_get("username").map_err($crate::store::db_err)?,
-                        password_hash: r.try_get("password_hash").map_err($crate::store::db_err)?,
-                        kind: r.try_get("kind").map_err($crate::store::db_err)?,
-                        created_at: r.try_get("created_at").map_err($crate::store::db_err)?,
-                    })
-                })
-                .transpose()
+                row.as_ref()
+                    .map($crate::store::players::user_row)
+                    .transpose()
             }
 
             async fn user_set_kind(&self, id: &str, kind: &str) -> $crate::store::StoreResult<()> {
@@ -448,7 +473,6 @@ macro_rules! impl_player_store {
                 &self,
                 user_id: &str,
             ) -> $crate::store::StoreResult<Vec<$crate::store::players::HistoryRow>> {
-                use sqlx::Row;
                 let rows = sqlx::query(
                     "SELECT variant, game_id, at, rating, rd FROM rating_history
                      WHERE user_id = $1 ORDER BY at, game_id",
@@ -458,15 +482,7 @@ macro_rules! impl_player_store {
                 .await
                 .map_err($crate::store::db_err)?;
                 rows.iter()
-                    .map(|r| {
-                        Ok($crate::store::players::HistoryRow {
-                            variant: r.try_get("variant").map_err($crate::store::db_err)?,
-                            game_id: r.try_get("game_id").map_err($crate::store::db_err)?,
-                            at: r.try_get("at").map_err($crate::store::db_err)?,
-                            rating: r.try_get("rating").map_err($crate::store::db_err)?,
-                            rd: r.try_get("rd").map_err($crate::store::db_err)?,
-                        })
-                    })
+                    .map($crate::store::players::history_row)
                     .collect()
             }
 
