@@ -7,62 +7,20 @@ mod support;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use server::{Config, Server};
 use std::time::Duration;
-use support::Db;
+use support::{send, Db, T};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
-
-struct T {
-    srv: Server,
-    base: String,
-    http: reqwest::Client,
-}
 
 async fn start(db: &str) -> T {
     start_with(db, server::limits::ServerLimits::default()).await
 }
 
 async fn start_with(db: &str, limits: server::limits::ServerLimits) -> T {
-    let srv = server::start(Config {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        db: db.to_string(),
-        node: None,
-        lease_ms: None,
-        clock: Default::default(),
-        limits,
-    })
-    .await
-    .expect("server starts");
-    let base = format!("http://{}", srv.addr);
-    T {
-        srv,
-        base,
-        http: reqwest::Client::new(),
-    }
+    T::start(db, limits, Default::default(), None).await
 }
 
 impl T {
-    async fn send(&self, req: reqwest::RequestBuilder, token: Option<&str>) -> (u16, Value) {
-        let req = match token {
-            Some(t) => req.bearer_auth(t),
-            None => req,
-        };
-        let resp = req.send().await.expect("request");
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap();
-        let v = serde_json::from_str(&text)
-            .unwrap_or_else(|_| panic!("not JSON (status {status}): {text}"));
-        (status, v)
-    }
-    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
-        let req = self.http.post(format!("{}{path}", self.base)).json(&body);
-        self.send(req, token).await
-    }
-    async fn get(&self, path: &str) -> (u16, Value) {
-        self.send(self.http.get(format!("{}{path}", self.base)), None)
-            .await
-    }
     async fn text(&self, path: &str) -> String {
         let r = self.http.get(format!("{}{path}", self.base)).send().await;
         r.unwrap().text().await.unwrap()
@@ -101,19 +59,6 @@ impl T {
             .await;
         assert_eq!(s, 200, "move {body}: {v}");
         v
-    }
-    async fn wait_for(&self, id: &str, what: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..200 {
-            let (_, g) = self.get(&format!("/api/games/{id}")).await;
-            if what(&g) {
-                return g;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("condition not reached for game {id}");
-    }
-    fn ws_url(&self, path: &str) -> String {
-        format!("{}{path}", self.base.replace("http://", "ws://"))
     }
 }
 
@@ -492,7 +437,7 @@ async fn bad_requests_get_json_errors(db: Db) {
         .post(format!("{}/api/games", t.base))
         .header("content-type", "application/json")
         .body("{\"variant\": ");
-    let (s, e) = t.send(malformed, None).await;
+    let (s, e) = send(malformed).await;
     assert_eq!(s, 400, "{e}");
     assert!(e["error"].is_string());
     let big = format!("{{\"pgn\": \"{}\"}}", "a".repeat(70 * 1024));
@@ -501,7 +446,7 @@ async fn bad_requests_get_json_errors(db: Db) {
         .post(format!("{}/api/pgn/import", t.base))
         .header("content-type", "application/json")
         .body(big);
-    let (s, e) = t.send(oversized, None).await;
+    let (s, e) = send(oversized).await;
     assert_eq!(s, 413, "{e}");
     assert!(e["error"].as_str().unwrap().contains("too large"));
     let (s, e) = t

@@ -11,10 +11,9 @@ use reqwest::cookie::{CookieStore, Jar};
 use serde_json::{json, Value};
 use server::hub::TimeSource;
 use server::limits::ServerLimits;
-use server::{Config, Server};
 use std::sync::Arc;
 use std::time::Duration;
-use support::Db;
+use support::{send, Db, T};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
@@ -27,12 +26,6 @@ const VARIANTS: [&str; 4] = ["chess", "two-move", "double-move", "twinmove"];
 // ---------------------------------------------------------------------------------------------
 // The server, the databases and plain (anonymous) requests: as in api.rs.
 // ---------------------------------------------------------------------------------------------
-
-struct T {
-    srv: Server,
-    base: String,
-    http: reqwest::Client,
-}
 
 /// Limits loose enough that the scenarios' many requests from 127.0.0.1 are never refused by the
 /// general request and creation rates (the login and chat limits are what is tested here).
@@ -56,49 +49,10 @@ async fn start_clocked(db: &str, clock: TimeSource) -> T {
 }
 
 async fn start_node(db: &str, clock: TimeSource, node: Option<&str>) -> T {
-    let srv = server::start(Config {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        db: db.to_string(),
-        node: node.map(str::to_string),
-        lease_ms: None,
-        limits: loose_limits(),
-        clock,
-    })
-    .await
-    .expect("server starts");
-    let base = format!("http://{}", srv.addr);
-    T {
-        srv,
-        base,
-        http: reqwest::Client::new(),
-    }
-}
-
-/// Status and JSON body (Null for an empty body, e.g. 204).
-async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
-    let resp = req.send().await.expect("request");
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap();
-    if text.trim().is_empty() {
-        return (status, Value::Null);
-    }
-    let v = serde_json::from_str(&text)
-        .unwrap_or_else(|_| panic!("not JSON (status {status}): {text}"));
-    (status, v)
+    T::start(db, loose_limits(), clock, node).await
 }
 
 impl T {
-    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
-        let req = self.http.post(format!("{}{path}", self.base)).json(&body);
-        let req = match token {
-            Some(t) => req.bearer_auth(t),
-            None => req,
-        };
-        send(req).await
-    }
-    async fn get(&self, path: &str) -> (u16, Value) {
-        send(self.http.get(format!("{}{path}", self.base))).await
-    }
     async fn get_bearer(&self, path: &str, token: &str) -> (u16, Value) {
         send(
             self.http
@@ -111,21 +65,6 @@ impl T {
         let (s, g) = self.get(&format!("/api/games/{id}")).await;
         assert_eq!(s, 200, "GET /api/games/{id}: {g}");
         g
-    }
-    async fn wait_for(&self, id: &str, what: impl Fn(&Value) -> bool) -> Value {
-        let mut last = Value::Null;
-        for _ in 0..200 {
-            let (_, g) = self.get(&format!("/api/games/{id}")).await;
-            if what(&g) {
-                return g;
-            }
-            last = g;
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("condition not reached for game {id}; last state: {last}");
-    }
-    fn ws_url(&self, path: &str) -> String {
-        format!("{}{path}", self.base.replace("http://", "ws://"))
     }
     /// An anonymous WebSocket (no cookie; Origin of our own site).
     async fn ws(&self, path: &str) -> Ws {

@@ -4,10 +4,15 @@
 
 #![allow(dead_code)]
 
+use serde_json::Value;
+use server::hub::TimeSource;
+use server::limits::ServerLimits;
+use server::{Config, Server};
 use sqlx::{Connection, Executor, PgConnection};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 static PG: OnceLock<Result<String, String>> = OnceLock::new();
 
@@ -191,4 +196,78 @@ macro_rules! on_both_backends {
             })*
         }
     };
+}
+
+/// A running server on a free loopback port and an HTTP client for it: what the API tests drive.
+/// Each test file adds the requests of its own scenarios in its own `impl T`.
+pub struct T {
+    pub srv: Server,
+    pub base: String,
+    pub http: reqwest::Client,
+}
+
+/// Status and JSON body (Null for an empty body, e.g. 204).
+pub async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
+    let resp = req.send().await.expect("request");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    if text.trim().is_empty() {
+        return (status, Value::Null);
+    }
+    let v = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("not JSON (status {status}): {text}"));
+    (status, v)
+}
+
+impl T {
+    /// A server on `db` (a path or URL) with these limits, clock and node name.
+    pub async fn start(db: &str, limits: ServerLimits, clock: TimeSource, node: Option<&str>) -> T {
+        let srv = server::start(Config {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            db: db.to_string(),
+            node: node.map(str::to_string),
+            lease_ms: None,
+            limits,
+            clock,
+        })
+        .await
+        .expect("server starts");
+        let base = format!("http://{}", srv.addr);
+        T {
+            srv,
+            base,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+        let req = self.http.post(format!("{}{path}", self.base)).json(&body);
+        let req = match token {
+            Some(t) => req.bearer_auth(t),
+            None => req,
+        };
+        send(req).await
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        send(self.http.get(format!("{}{path}", self.base))).await
+    }
+
+    /// Polls the game until `what` holds (10 s at most).
+    pub async fn wait_for(&self, id: &str, what: impl Fn(&Value) -> bool) -> Value {
+        let mut last = Value::Null;
+        for _ in 0..200 {
+            let (_, g) = self.get(&format!("/api/games/{id}")).await;
+            if what(&g) {
+                return g;
+            }
+            last = g;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("condition not reached for game {id}; last state: {last}");
+    }
+
+    pub fn ws_url(&self, path: &str) -> String {
+        format!("{}{path}", self.base.replace("http://", "ws://"))
+    }
 }
