@@ -17,7 +17,7 @@ pub struct BookArgs {
     #[arg(long, default_value = "chess")]
     variant: Variant,
     /// Openings to keep
-    #[arg(long, default_value_t = 250)]
+    #[arg(long, default_value_t = 300)]
     count: usize,
     /// The book to write (an openings file, see docs/match.md)
     #[arg(long, value_name = "FILE")]
@@ -29,7 +29,7 @@ pub struct BookArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Nodes searched per candidate (one thread, table cleared before each: reproducible)
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 400_000)]
     nodes: u64,
     /// Keep a candidate whose score is within ±CP centipawns of equality
     #[arg(long, default_value_t = 50, value_name = "CP")]
