@@ -127,10 +127,16 @@ fn turn_san(pos: &Position, moves: &[Move]) -> String {
 /// (a response move turn is a single move, a tempo down before the engines play).
 pub fn resources_kept(pos: &Position, spend_double_moves: bool) -> Result<(), String> {
     match pos.variant() {
-        Variant::TwoMove if pos.phase() == Phase::Response => Err(format!(
-            "{} has only a response move turn (one move)",
-            side(pos.turn())
-        )),
+        // The start position's response move turn is the rule itself, not a lost move.
+        Variant::TwoMove
+            if pos.phase() == Phase::Response
+                && pos.repetition_key() != Position::start(Variant::TwoMove).repetition_key() =>
+        {
+            Err(format!(
+                "{} has only a response move turn (one move)",
+                side(pos.turn())
+            ))
+        }
         Variant::DoubleMove if !spend_double_moves => {
             match Color::ALL
                 .into_iter()
@@ -466,6 +472,14 @@ mod tests {
             why(Variant::Twinmove, &format!("{twin} Rg8"), false),
             "White can end the game at once with b6+,Qxe8: white wins by capture of the king (1-0)"
         );
+        for v in Variant::ALL {
+            let start = Position::start(v).fen();
+            assert_eq!(
+                check_start(&parse_line(&start, v).unwrap().game(v).unwrap(), false),
+                Ok(()),
+                "{v}"
+            );
+        }
         assert!(check_start(
             &parse_line("1. e4 e5 2. Nf3 Nc6", Variant::Chess)
                 .unwrap()
