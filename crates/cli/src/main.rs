@@ -1,6 +1,7 @@
 //! The `doublemove` command line: perft, turn listing, game validation and benchmarks.
 
 mod bench;
+mod book;
 mod datagen;
 mod loadtest;
 mod match_runner;
@@ -104,6 +105,9 @@ enum Command {
     },
     /// Play two engines against each other (game pairs, clocks, Elo, SPRT); see docs/match.md.
     Match(match_runner::MatchArgs),
+    /// Write a balanced opening book: fair random openings our engine scores near equal; see
+    /// docs/match.md ("Openings").
+    Book(book::BookArgs),
     /// Load benchmark of the game server (concurrent games, latency, durability); see docs/load.md.
     Loadtest(loadtest::LoadArgs),
     /// Self-play training data for the neural network; see docs/nnue.md.
@@ -238,6 +242,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Validate { variant, file } => validate(variant, &file),
         Command::Match(args) => match_runner::run(args),
+        Command::Book(args) => book::run(args),
         Command::Loadtest(args) => loadtest::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Datagen(args) => datagen::run(args),

@@ -1,5 +1,5 @@
 //! The CLI contract used by outside checks: perft's last line, `turns` sorted UCI turns, `validate`
-//! exit codes and messages. Runs the real binary.
+//! exit codes and messages, the openings file `book` writes. Runs the real binary.
 
 mod common;
 use common::run;
@@ -162,7 +162,7 @@ fn validate_reads_files_and_reports_missing_ones() {
 
 #[test]
 fn every_subcommand_has_help() {
-    for sub in ["perft", "turns", "validate", "bench"] {
+    for sub in ["perft", "turns", "validate", "bench", "book"] {
         let (code, out, _) = run(&[sub, "--help"], None);
         assert_eq!(code, 0, "{sub}");
         assert!(out.contains("Usage"), "{sub}");
@@ -195,4 +195,70 @@ fn analyse_with_threads_gives_a_legal_best_turn() {
     assert!(lines.lines().any(|l| l == turn), "{turn}");
     let (code, _, _) = run(&["analyse", "--depth", "2", "--threads", "0"], None);
     assert_eq!(code, 2);
+}
+
+/// `book` writes an openings file that `match` reads, the same lines for the same settings, and
+/// refuses to replace a file unless told to.
+#[test]
+fn book_writes_a_reproducible_openings_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("book.txt");
+    let out = out.to_str().unwrap();
+    let args = [
+        "book",
+        "--variant",
+        "double-move",
+        "--count",
+        "5",
+        "--nodes",
+        "3000",
+        "--window",
+        "100",
+        "--out",
+        out,
+    ];
+    let (code, stdout, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("5 openings"), "{stdout}");
+    let first = std::fs::read_to_string(out).unwrap();
+    assert!(first.contains("# Made on "), "{first}");
+    assert!(first.contains("--nodes 3000 --window 100"), "{first}");
+    let lines: Vec<&str> = first.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 5);
+    // Single moves only: the Double Moves are kept.
+    assert!(lines.iter().all(|l| !l.contains(',')), "{first}");
+
+    let (code, _, err) = run(&args, None);
+    assert_eq!(code, 2);
+    assert!(err.contains("exists (--force replaces it)"), "{err}");
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    let (code, _, err) = run(&forced, None);
+    assert_eq!(code, 0, "{err}");
+    let again = std::fs::read_to_string(out).unwrap();
+    let body = |t: &str| {
+        t.lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&first), body(&again));
+
+    let (code, _, err) = run(
+        &[
+            "book",
+            "--count",
+            "3",
+            "--window",
+            "0",
+            "--max-candidates",
+            "2",
+            "--out",
+            out,
+            "--force",
+        ],
+        None,
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("nothing written"), "{err}");
 }

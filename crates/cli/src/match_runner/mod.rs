@@ -61,6 +61,10 @@ pub struct MatchOptions {
     /// Seed for the built-in random openings (2–4 random legal turns, one per pair)
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Double Move Chess: the built-in openings may spend the Double Moves (by default they never
+    /// do), and an openings file that spends them is not warned about
+    #[arg(long)]
+    pub spend_double_moves: bool,
     /// Games played at once
     #[arg(long, default_value_t = 1, value_name = "K")]
     pub concurrency: usize,
@@ -165,6 +169,28 @@ impl Tally {
     }
 }
 
+/// Warns (without stopping) when openings of a file are not fair starts ([`openings::check_start`]):
+/// a hand-made file may mean them, but a match from them measures something else.
+fn warn_unfair(openings: &[Opening], variant: Variant, spend_double_moves: bool, file: &str) {
+    let unfair: Vec<(&Opening, String)> = openings
+        .iter()
+        .filter_map(|o| {
+            let game = o.game(variant).ok()?;
+            openings::check_start(&game, spend_double_moves)
+                .err()
+                .map(|e| (o, e))
+        })
+        .collect();
+    if let Some((o, why)) = unfair.first() {
+        eprintln!(
+            "warning: {} of the {} openings in {file} are not fair starts (see docs/match.md), e.g. {}: {why}",
+            unfair.len(),
+            openings.len(),
+            o.label()
+        );
+    }
+}
+
 fn start_engine(spec: &EngineSpec, variant: Variant, label: &str) -> Result<String, String> {
     let e = Engine::start(spec, variant.name()).map_err(|e| format!("engine {label}: {e}"))?;
     for w in &e.warnings {
@@ -215,13 +241,26 @@ pub fn run(args: MatchArgs) -> Result<ExitCode, String> {
                 std::fs::read_to_string(p).map_err(|e| format!("reading {}: {e}", p.display()))?;
             let o = openings::parse_file(&text, variant)
                 .map_err(|e| format!("{}: {e}", p.display()))?;
+            warn_unfair(
+                &o,
+                variant,
+                args.spend_double_moves,
+                &p.display().to_string(),
+            );
             let src = format!("{} ({} lines)", p.display(), o.len());
             (o, src)
         }
-        None => (
-            openings::random_openings(variant, pairs, args.seed),
-            format!("built-in: 2-4 random turns, seed {}", args.seed),
-        ),
+        None => {
+            let kept = if variant == Variant::DoubleMove && !args.spend_double_moves {
+                ", Double Moves kept"
+            } else {
+                ""
+            };
+            (
+                openings::random_openings(variant, pairs, args.seed, args.spend_double_moves)?,
+                format!("built-in: 2-4 random turns{kept}, seed {}", args.seed),
+            )
+        }
     };
     let mut pgn = match &args.pgn {
         Some(p) => Some(
