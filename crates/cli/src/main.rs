@@ -99,9 +99,9 @@ enum Command {
         /// Search threads for the search bench (the node count is the search's signature only with 1)
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
         threads: u16,
-        /// The hand-written evaluation instead of the network (for comparison)
-        #[arg(long)]
-        classical: bool,
+        /// The evaluation: auto (the default choice per variant), network or classical
+        #[arg(long, value_enum, default_value = "auto")]
+        eval: EvalArg,
     },
     /// Play two engines against each other (game pairs, clocks, Elo, SPRT); see docs/match.md.
     Match(match_runner::MatchArgs),
@@ -134,6 +134,14 @@ enum Command {
         #[command(flatten)]
         limits: ServeLimits,
     },
+}
+
+/// `bench --eval`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum EvalArg {
+    Auto,
+    Network,
+    Classical,
 }
 
 /// The limits of `serve` (defaults: `server::limits::ServerLimits::default()`).
@@ -274,9 +282,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Bench {
             what: None,
             threads,
-            classical,
+            eval,
         } => {
-            engine::bench::run_threads(&mut std::io::stdout(), threads as usize, classical);
+            let choice = match eval {
+                EvalArg::Auto => engine::search::EvalChoice::Auto,
+                EvalArg::Network => engine::search::EvalChoice::Network(engine::nnue::embedded()),
+                EvalArg::Classical => engine::search::EvalChoice::Classical,
+            };
+            engine::bench::run_threads(&mut std::io::stdout(), threads as usize, choice);
             Ok(ExitCode::SUCCESS)
         }
         Command::Uci { level } => {

@@ -89,8 +89,23 @@ impl Ply {
 /// The most search threads (UCI `Threads`).
 pub const MAX_THREADS: usize = 256;
 
-/// Whether a new searcher evaluates with the embedded network (else the hand-written evaluation).
-pub const DEFAULT_NNUE: bool = false;
+/// Which evaluation a search uses.
+#[derive(Clone)]
+pub enum EvalChoice {
+    /// The embedded network where matches showed it stronger ([`network_by_default`]), else the
+    /// hand-written evaluation.
+    Auto,
+    Network(Arc<Network>),
+    Classical,
+}
+
+/// The variants in which [`EvalChoice::Auto`] evaluates with the embedded network: those where it
+/// beat the hand-written evaluation in a match (docs/nnue.md, "Strength"). Double Move Chess: +636
+/// Elo (lower bound +442) in 40 games at 10+0.1; chess: -47 ± 70 in 60 games, so not yet there;
+/// Two Move and Twinmove: not measured yet.
+pub fn network_by_default(variant: Variant) -> bool {
+    variant == Variant::DoubleMove
+}
 
 /// The search: a transposition table shared by one or more search threads (Lazy SMP). The main
 /// thread (the caller's) runs the iterative deepening that decides the result, reports and keeps
@@ -98,6 +113,7 @@ pub const DEFAULT_NNUE: bool = false;
 /// help only through the table. They stop when the main thread is done.
 pub struct Searcher {
     pub tt: Arc<TranspositionTable>,
+    choice: EvalChoice,
     main: Worker,
     helpers: Vec<Worker>,
     stop: Arc<AtomicBool>,
@@ -257,6 +273,7 @@ impl Searcher {
         let stop = Arc::new(AtomicBool::new(false));
         let done = Arc::new(AtomicBool::new(false));
         let mut s = Searcher {
+            choice: EvalChoice::Auto,
             main: Worker::new(0, tt.clone(), stop.clone(), done.clone()),
             tt,
             helpers: Vec::new(),
@@ -284,19 +301,39 @@ impl Searcher {
         1 + self.helpers.len()
     }
 
-    /// Evaluates with `net`, or with the hand-written evaluation for None. Clears the table (its
-    /// stored evaluations came from the other one).
+    /// Evaluates with `net`, or with the hand-written evaluation for None.
     pub fn set_network(&mut self, net: Option<Arc<Network>>) {
-        self.tt.clear();
-        self.main.net = net.clone();
-        for h in &mut self.helpers {
-            h.net = net.clone();
-        }
+        self.set_eval(match net {
+            Some(n) => EvalChoice::Network(n),
+            None => EvalChoice::Classical,
+        });
     }
 
-    /// Whether the network evaluates (else the hand-written evaluation).
-    pub fn uses_network(&self) -> bool {
-        self.main.net.is_some()
+    /// Chooses the evaluation (the default is [`EvalChoice::Auto`]).
+    pub fn set_eval(&mut self, choice: EvalChoice) {
+        self.choice = choice;
+    }
+
+    /// Gives every thread the evaluation for `variant`; a change clears the table (its stored
+    /// evaluations came from the other one).
+    fn prepare_eval(&mut self, variant: Variant) {
+        let net = match &self.choice {
+            EvalChoice::Auto => network_by_default(variant).then(nnue::embedded),
+            EvalChoice::Network(n) => Some(n.clone()),
+            EvalChoice::Classical => None,
+        };
+        let same = match (&net, &self.main.net) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            self.tt.clear();
+            self.main.net = net.clone();
+            for h in &mut self.helpers {
+                h.net = net.clone();
+            }
+        }
     }
 
     /// The flag that stops a running search when set (from another thread).
@@ -317,6 +354,7 @@ impl Searcher {
     /// time or node limit. The tuner uses it to keep only quiet positions (where it equals the static
     /// evaluation).
     pub fn quiescence(&mut self, pos: &Position) -> i32 {
+        self.prepare_eval(pos.variant());
         self.main.quiescence(pos)
     }
 
@@ -331,6 +369,7 @@ impl Searcher {
         if game.position().legal_moves().is_empty() {
             return None;
         }
+        self.prepare_eval(game.variant());
         self.tt.new_search();
         if self.helpers.is_empty() {
             return self.main.search(game, limits, info);
@@ -390,7 +429,7 @@ impl Worker {
             pondering: false,
             time_base: Instant::now(),
             reductions,
-            net: DEFAULT_NNUE.then(nnue::embedded),
+            net: None,
             acc: AccStack::new(MAX_PLY + 2),
         }
     }

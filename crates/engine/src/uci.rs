@@ -5,7 +5,7 @@
 use crate::levels::{self, Level};
 use crate::nnue::{self, Network};
 use crate::search::{
-    mate_in_turns, Limits, Report, SearchResult, Searcher, DEFAULT_NNUE, MAX_THREADS,
+    mate_in_turns, EvalChoice, Limits, Report, SearchResult, Searcher, MAX_THREADS,
 };
 use crate::timeman::{allocate, Clock};
 use rules::game::Game;
@@ -137,8 +137,8 @@ pub struct UciEngine {
     overhead_ms: u64,
     seed: u64,
     stop: Arc<AtomicBool>,
-    /// `UseNNUE`: evaluate with the network (else the hand-written evaluation).
-    use_nnue: bool,
+    /// `UseNNUE`: auto (None: the network where it is the stronger), true or false.
+    use_nnue: Option<bool>,
     /// `EvalFile`: a network loaded from a file instead of the embedded one.
     eval_file: Option<Arc<Network>>,
 }
@@ -161,7 +161,7 @@ impl UciEngine {
             pondering: Arc::new(AtomicBool::new(false)),
             level,
             overhead_ms: 50,
-            use_nnue: DEFAULT_NNUE,
+            use_nnue: None,
             eval_file: None,
             seed: 0x2545_F491_4F6C_DD1D
                 ^ std::time::SystemTime::now()
@@ -170,10 +170,14 @@ impl UciEngine {
         }
     }
 
-    /// The evaluation the options choose: a network, or None for the hand-written one.
-    fn network(&self) -> Option<Arc<Network>> {
-        self.use_nnue
-            .then(|| self.eval_file.clone().unwrap_or_else(nnue::embedded))
+    /// The evaluation the options choose.
+    fn eval_choice(&self) -> EvalChoice {
+        match (self.use_nnue, &self.eval_file) {
+            (Some(false), _) => EvalChoice::Classical,
+            (_, Some(net)) => EvalChoice::Network(net.clone()),
+            (Some(true), None) => EvalChoice::Network(nnue::embedded()),
+            (None, None) => EvalChoice::Auto,
+        }
     }
 
     fn wait_search(&mut self) {
@@ -230,7 +234,7 @@ impl UciEngine {
                 say(&self.out, "option name Clear Hash type button");
                 say(
                     &self.out,
-                    &format!("option name UseNNUE type check default {DEFAULT_NNUE}"),
+                    "option name UseNNUE type combo default auto var auto var true var false",
                 );
                 say(
                     &self.out,
@@ -305,7 +309,7 @@ impl UciEngine {
                 Ok(mb) if (1..=4096).contains(&mb) => {
                     self.hash_mb = mb;
                     let mut fresh = Searcher::with_threads(mb, self.threads);
-                    fresh.set_network(self.network());
+                    fresh.set_eval(self.eval_choice());
                     self.stop = fresh.stop_flag();
                     *self.lock_searcher() = fresh;
                 }
@@ -339,14 +343,25 @@ impl UciEngine {
                 _ => bad(self, &format!("Move Overhead: '{value}' is not a number")),
             },
             "clear hash" => self.lock_searcher().clear(),
-            "usennue" => match value.to_ascii_lowercase().as_str() {
-                "true" | "false" => {
-                    self.use_nnue = value.eq_ignore_ascii_case("true");
-                    let net = self.network();
-                    self.lock_searcher().set_network(net);
+            "usennue" => {
+                let v = match value.to_ascii_lowercase().as_str() {
+                    "auto" => Some(None),
+                    "true" => Some(Some(true)),
+                    "false" => Some(Some(false)),
+                    _ => None,
+                };
+                match v {
+                    Some(v) => {
+                        self.use_nnue = v;
+                        let choice = self.eval_choice();
+                        self.lock_searcher().set_eval(choice);
+                    }
+                    None => bad(
+                        self,
+                        &format!("UseNNUE: '{value}' is not auto, true or false"),
+                    ),
                 }
-                _ => bad(self, &format!("UseNNUE: '{value}' is not true or false")),
-            },
+            }
             "evalfile" => {
                 let loaded = if value.is_empty() || value == "<embedded>" {
                     Ok(None)
@@ -359,8 +374,8 @@ impl UciEngine {
                 match loaded {
                     Ok(net) => {
                         self.eval_file = net;
-                        let net = self.network();
-                        self.lock_searcher().set_network(net);
+                        let choice = self.eval_choice();
+                        self.lock_searcher().set_eval(choice);
                     }
                     Err(e) => bad(self, &format!("EvalFile: {value}: {e}")),
                 }

@@ -290,6 +290,27 @@ mod tests {
         assert_eq!(seen.len(), BUCKETS);
     }
 
+    /// The embedded network learnt the turn state: on the start position, a Double Move of one's own
+    /// is worth something and the opponent's is a threat, and in Two Move Chess a turn of two moves
+    /// is worth more than a response turn of one.
+    #[test]
+    fn the_embedded_network_values_the_turn_state() {
+        let net = embedded();
+        let acc = Accumulator::refresh(&net, &rules::Board::standard());
+        let e = |v: Variant, phase: Phase, dm: [bool; 2]| {
+            net.output(&acc, Color::White, bucket(v, phase, Color::White, dm))
+        };
+        let dm = |own: bool, enemy: bool| e(Variant::DoubleMove, Phase::Start, [own, enemy]);
+        assert!(dm(true, true) > dm(false, true), "own Double Move");
+        assert!(dm(true, false) > dm(false, false), "own Double Move");
+        assert!(dm(true, false) > dm(true, true), "enemy Double Move");
+        assert!(
+            e(Variant::TwoMove, Phase::Start, [false; 2])
+                > e(Variant::TwoMove, Phase::Response, [false; 2]),
+            "two moves against one"
+        );
+    }
+
     #[test]
     fn features_mirror_between_the_sides() {
         let wp = Piece::new(Color::White, rules::Role::Pawn);
