@@ -61,19 +61,12 @@ pub fn opening_san(variant: Variant, opening: &Opening) -> Result<String, String
     Ok(parts.join(" "))
 }
 
-/// The UTC calendar date of a Unix time (days to civil date, H. Hinnant's algorithm), so that the
-/// header needs no date library.
+/// The UTC calendar date of a Unix time, as `YYYY-MM-DD`.
 fn utc_date(unix_secs: u64) -> String {
-    let z = (unix_secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    let d = time::OffsetDateTime::from_unix_timestamp(unix_secs as i64)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+        .date();
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
 }
 
 /// The command that reproduces a book (every setting spelled out).

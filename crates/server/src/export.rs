@@ -11,18 +11,12 @@ fn clk(ms: i64) -> String {
     format!("[%clk {}:{:02}:{:02}]", s / 3600, s / 60 % 60, s % 60)
 }
 
+/// The UTC date of a time in Unix milliseconds, as PGN writes it (`YYYY.MM.DD`).
 fn pgn_date(ms: i64) -> String {
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = ms.div_euclid(86_400_000) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
+    let d = time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+        .date();
+    format!("{:04}.{:02}.{:02}", d.year(), u8::from(d.month()), d.day())
 }
 
 /// The game as PGN, with clock comments per turn.
@@ -78,4 +72,17 @@ pub fn game_pgn(live: &Live) -> String {
     }
     let comments: Vec<Option<String>> = live.turn_clocks().iter().map(|c| c.map(clk)).collect();
     write_pgn(&live.game, &tags, &comments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pgn_date;
+
+    #[test]
+    fn dates_are_utc_calendar_days() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(951_782_400_000), "2000.02.29");
+        assert_eq!(pgn_date(1_735_689_599_999), "2024.12.31");
+        assert_eq!(pgn_date(-1), "1969.12.31");
+    }
 }
