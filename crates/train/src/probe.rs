@@ -3,7 +3,9 @@
 
 use crate::data::Sample;
 use crate::model::Model;
+use crate::run::mean_loss;
 use engine::nnue::SCALE;
+use rules::Variant;
 
 /// One probe: the mean score change of moving samples from one bucket to another.
 #[derive(Clone, Debug)]
@@ -51,6 +53,37 @@ pub fn turn_state(model: &Model, samples: &[Sample]) -> Vec<Probe> {
         .collect()
 }
 
+/// The variant whose positions use output bucket `b` (see `engine::nnue::bucket`).
+pub fn bucket_variant(b: u8) -> Variant {
+    match b {
+        0 => Variant::Chess,
+        1..=3 => Variant::TwoMove,
+        4..=9 => Variant::DoubleMove,
+        _ => Variant::Twinmove,
+    }
+}
+
+/// The mean loss of each variant's samples: (variant, samples, loss), variants without samples left
+/// out. Where the network fits worst tells where the next data should go.
+pub fn loss_by_variant(
+    model: &Model,
+    samples: &[Sample],
+    lambda: f32,
+    threads: usize,
+) -> Vec<(Variant, usize, f64)> {
+    Variant::ALL
+        .iter()
+        .filter_map(|&v| {
+            let own: Vec<Sample> = samples
+                .iter()
+                .filter(|s| bucket_variant(s.bucket) == v)
+                .cloned()
+                .collect();
+            (!own.is_empty()).then(|| (v, own.len(), mean_loss(model, &own, lambda, threads)))
+        })
+        .collect()
+}
+
 /// Samples per bucket.
 pub fn bucket_counts(samples: &[Sample]) -> [usize; engine::nnue::BUCKETS] {
     let mut c = [0; engine::nnue::BUCKETS];
@@ -58,4 +91,43 @@ pub fn bucket_counts(samples: &[Sample]) -> [usize; engine::nnue::BUCKETS] {
         c[s.bucket as usize] += 1;
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::datagen::{Record, WDL};
+    use engine::nnue::bucket;
+    use rules::{Color, Phase, Position};
+
+    #[test]
+    fn every_bucket_belongs_to_its_variant() {
+        for v in Variant::ALL {
+            for phase in [Phase::Start, Phase::Response, Phase::Second] {
+                for turn in Color::ALL {
+                    for dm in [[false, false], [false, true], [true, false], [true, true]] {
+                        assert_eq!(bucket_variant(bucket(v, phase, turn, dm) as u8), v);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_variant_losses_split_the_whole_loss() {
+        let mut samples = Vec::new();
+        for (i, v) in Variant::ALL.into_iter().enumerate() {
+            for (k, wdl) in [WDL::Win, WDL::Draw, WDL::Loss].into_iter().enumerate() {
+                let r = Record::new(&Position::start(v), (i * 40 + k * 7) as i16, wdl).unwrap();
+                samples.push(Sample::from_record(&r));
+            }
+        }
+        let model = Model::new(5);
+        let parts = loss_by_variant(&model, &samples, 0.75, 2);
+        assert_eq!(parts.len(), 4);
+        assert!(parts.iter().all(|&(_, n, loss)| n == 3 && loss > 0.0));
+        let weighted: f64 = parts.iter().map(|&(_, n, l)| n as f64 * l).sum::<f64>() / 12.0;
+        let whole = mean_loss(&model, &samples, 0.75, 2);
+        assert!((weighted - whole).abs() < 1e-9, "{weighted} vs {whole}");
+    }
 }
