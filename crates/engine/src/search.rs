@@ -100,11 +100,11 @@ pub enum EvalChoice {
 }
 
 /// The variants in which [`EvalChoice::Auto`] evaluates with the embedded network: those where it
-/// beat the hand-written evaluation in a match (docs/nnue.md, "Strength"). Double Move Chess: +636
-/// Elo (lower bound +442) in 40 games at 10+0.1; chess: -47 ± 70 in 60 games, so not yet there;
-/// Two Move and Twinmove: not measured yet.
+/// beat the hand-written evaluation in a match (docs/nnue.md, "Strength"). Net 2 at 10+0.1: Double
+/// Move Chess +497 ± 192 Elo and Twinmove +323 ± 122, both SPRT [0, 30] H1 accepted after 74 games;
+/// Two Move +13 ± 67 (80 games) and chess (see docs/nnue.md) not proven, so not yet.
 pub fn network_by_default(variant: Variant) -> bool {
-    variant == Variant::DoubleMove
+    matches!(variant, Variant::DoubleMove | Variant::Twinmove)
 }
 
 /// The search: a transposition table shared by one or more search threads (Lazy SMP). The main
