@@ -96,9 +96,18 @@ pub fn run_threads(out: &mut dyn Write, threads: usize, eval: EvalChoice) -> (u6
         out,
         "Evaluation      : {}",
         match eval {
-            EvalChoice::Auto => "auto (the network in Double Move Chess)",
-            EvalChoice::Network(_) => "network",
-            EvalChoice::Classical => "classical",
+            // Named from `network_by_default`, so the label follows the choice.
+            EvalChoice::Auto => format!(
+                "auto (the network in: {})",
+                Variant::ALL
+                    .into_iter()
+                    .filter(|&v| crate::search::network_by_default(v))
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            EvalChoice::Network(_) => "network".to_string(),
+            EvalChoice::Classical => "classical".to_string(),
         }
     );
     let _ = writeln!(out, "Total time (ms) : {:.0}", secs * 1000.0);
