@@ -2,12 +2,12 @@
 //! tactical ones, for quiescence), so the picker scores the list once and then hands the moves out
 //! best first, stage by stage: the table's move; captures that do not lose material by SEE (most
 //! valuable victim, least valuable attacker); queen promotions; the two killers; the countermove;
-//! quiet moves by history; losing captures; under-promotions. Each stage is a band of scores, so a
+//! quiet moves by history and continuation history; losing captures; under-promotions. Each stage is a band of scores, so a
 //! move's stage is known from its score ([`Stage::of`]). No allocation per node: a picker lives in
 //! each ply of a search thread's stack.
 
 use crate::eval::PIECE_VALUE;
-use crate::history::History;
+use crate::history::{Context, History};
 use crate::see::see_ge;
 use rules::{Move, MoveList, Position, Role};
 
@@ -77,13 +77,14 @@ fn mvv_lva(pos: &Position, m: Move) -> i32 {
     victim_value(pos, m) * 8 - attacker / 100
 }
 
-/// What the ordering knows at a node besides the position: the table's move, the ply's killers and
-/// the countermove of the previous move.
+/// What the ordering knows at a node besides the position: the table's move, the ply's killers,
+/// the countermove of the previous move and the continuation-history context.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Hints {
     pub tt_move: Option<Move>,
     pub killers: [Option<Move>; 2],
     pub counter: Option<Move>,
+    pub context: Context,
 }
 
 /// The main search's ordering score of `m` (higher first; see [`Stage`]).
@@ -112,7 +113,7 @@ pub fn order_score(pos: &Position, m: Move, hints: &Hints, history: &History) ->
     if hints.counter == Some(m) {
         return COUNTERMOVE;
     }
-    history.score(pos, m)
+    history.quiet_score(pos, m, &hints.context)
 }
 
 /// The moves of one node and their ordering scores.
@@ -226,6 +227,7 @@ mod tests {
                 tt_move: Some(quiets[quiets.len() - 1]),
                 killers: [Some(quiets[0]), Some(quiets[1])],
                 counter: Some(quiets[2]),
+                context: [None; 2],
             };
             let mut picker = MovePicker::new();
             picker.generate(&pos, &hints, &history, false);

@@ -3,7 +3,7 @@
 //! Depth counts moves; mate scores count moves internally and are reported in turns.
 
 use crate::eval::{self, PIECE_VALUE};
-use crate::history::History;
+use crate::history::{Context, History, PieceTo};
 use crate::movepick::{is_tactical, order_score, victim_value, Hints, MovePicker};
 use crate::nnue::{self, AccStack, Network};
 use crate::see::see_ge;
@@ -71,6 +71,8 @@ struct Ply {
     static_eval: i32,
     /// The move being searched from this ply (None for a null move).
     current: Option<Move>,
+    /// That move's piece and target square, for the continuation history of the plies below.
+    moved: Option<PieceTo>,
     null: bool,
 }
 
@@ -81,6 +83,7 @@ impl Ply {
             side: Color::White,
             static_eval: 0,
             current: None,
+            moved: None,
             null: false,
         }
     }
@@ -769,6 +772,7 @@ impl Worker {
             let child = root.after(m);
             self.nodes += 1;
             self.stack[0].current = Some(m);
+            self.stack[0].moved = PieceTo::of(root, m);
             let score = if i == 0 {
                 self.child_search(root, &child, depth - 1, alpha, beta, 1)
             } else {
@@ -874,6 +878,7 @@ impl Worker {
             tt_move,
             killers: self.history.killers(0),
             counter: None,
+            context: [None; 2],
         };
         order_score(root, m, &hints, &self.history)
     }
@@ -883,12 +888,19 @@ impl Worker {
         self.stack[ply.checked_sub(1)?].current
     }
 
+    /// The continuation-history context at `ply`: the moves one and two plies before.
+    fn context(&self, ply: usize) -> Context {
+        let moved = |back: usize| ply.checked_sub(back).and_then(|p| self.stack[p].moved);
+        [moved(1), moved(2)]
+    }
+
     /// Lists `pos`'s moves at `ply` in the ply's picker.
     fn generate(&mut self, pos: &Position, ply: usize, tt_move: Option<Move>, tactical_only: bool) {
         let hints = Hints {
             tt_move,
             killers: self.history.killers(ply),
             counter: self.history.countermove(self.previous_move(ply)),
+            context: self.context(ply),
         };
         self.stack[ply]
             .picker
@@ -1008,6 +1020,7 @@ impl Worker {
                     self.nodes += 1;
                     self.stack[ply].null = true;
                     self.stack[ply].current = None;
+                    self.stack[ply].moved = None;
                     let score = -self.negamax(&null, depth - 1 - r, -beta, -beta + 1, ply + 1);
                     self.stack[ply].null = false;
                     if self.aborted {
@@ -1030,6 +1043,7 @@ impl Worker {
         }
         let counter = self.history.countermove(self.previous_move(ply));
         let killers = self.history.killers(ply);
+        let context = self.context(ply);
         let original_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move = None;
@@ -1070,6 +1084,7 @@ impl Worker {
             }
             self.nodes += 1;
             self.stack[ply].current = Some(m);
+            self.stack[ply].moved = PieceTo::of(pos, m);
             searched += 1;
             let mut score;
             if searched == 1 {
@@ -1083,7 +1098,7 @@ impl Worker {
                     r -= pv_node as i32;
                     r -= (killers.contains(&Some(m)) || counter == Some(m)) as i32;
                     r -= (gives_check || in_check) as i32;
-                    r -= self.history.score(pos, m) / 6000;
+                    r -= self.history.quiet_score(pos, m, &context) / 8000;
                     r = r.clamp(0, depth - 2);
                 }
                 score = self.child_search(pos, &child, depth - 1 - r, alpha, alpha + 1, ply + 1);
@@ -1111,8 +1126,15 @@ impl Worker {
             if alpha >= beta {
                 if !tactical {
                     let prev = self.previous_move(ply);
-                    self.history
-                        .reward_quiet(pos, ply, prev, m, depth, &quiets[..quiet_count]);
+                    self.history.reward_quiet(
+                        pos,
+                        ply,
+                        prev,
+                        &context,
+                        m,
+                        depth,
+                        &quiets[..quiet_count],
+                    );
                 }
                 break;
             }
