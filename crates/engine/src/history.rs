@@ -239,12 +239,12 @@ mod tests {
             h.reward_quiet(&after, 1, Some(e4), &ctx, nf3, 40, &[]);
         }
         let s = h.quiet_score(&after, nf3, &ctx);
-        assert!(s > 2 * HISTORY_MAX && s <= 3 * HISTORY_MAX, "{s}");
+        assert!((2 * HISTORY_MAX + 1..=3 * HISTORY_MAX).contains(&s), "{s}");
         for _ in 0..1000 {
             h.update_continuation(&after, nf3, &ctx, -1600);
             h.update(&after, nf3, -1600);
         }
         let s = h.quiet_score(&after, nf3, &ctx);
-        assert!(s < -2 * HISTORY_MAX && s >= -3 * HISTORY_MAX, "{s}");
+        assert!((-3 * HISTORY_MAX..-2 * HISTORY_MAX).contains(&s), "{s}");
     }
 }
