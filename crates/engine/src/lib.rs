@@ -2,6 +2,7 @@
 //! orthodox chess, Two Move, Double Move and Twinmove Chess. See docs/engine.md and docs/protocol.md.
 
 pub mod bench;
+pub mod correction;
 pub mod datagen;
 pub mod eval;
 pub mod history;

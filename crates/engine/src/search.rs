@@ -2,6 +2,7 @@
 //! negated and the window swapped only when the player changes, since the same side often moves twice.
 //! Depth counts moves; mate scores count moves internally and are reported in turns.
 
+use crate::correction::CorrectionHistory;
 use crate::eval::{self, PIECE_VALUE};
 use crate::history::{Context, History, PieceTo};
 use crate::movepick::{is_tactical, order_score, victim_value, Hints, MovePicker};
@@ -134,6 +135,7 @@ struct Worker {
     id: usize,
     tt: Arc<TranspositionTable>,
     history: History,
+    correction: CorrectionHistory,
     stack: Vec<Ply>,
     pv: Vec<Vec<Move>>,
     /// Repetition keys of the positions from the root to the current node.
@@ -352,8 +354,10 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.main.history.clear();
+        self.main.correction.clear();
         for h in &mut self.helpers {
             h.history.clear();
+            h.correction.clear();
         }
     }
 
@@ -419,6 +423,7 @@ impl Worker {
             id,
             tt,
             history: History::new(MAX_PLY + 2),
+            correction: CorrectionHistory::new(),
             stack: (0..MAX_PLY + 2).map(|_| Ply::new()).collect(),
             pv: vec![Vec::new(); MAX_PLY + 2],
             path: Vec::with_capacity(MAX_PLY + 2),
@@ -505,6 +510,15 @@ impl Worker {
                 net.output(acc, pos.turn(), nnue::position_bucket(pos)) + eval::rule_terms(pos)
             }
         }
+    }
+
+    /// `raw`, the static evaluation of `pos`, corrected by the correction history (kept clear of
+    /// mate scores).
+    #[inline]
+    fn correct(&self, pos: &Position, raw: i32) -> i32 {
+        self.correction
+            .correct(pos, raw)
+            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
     fn quiescence(&mut self, pos: &Position) -> i32 {
@@ -963,13 +977,19 @@ impl Worker {
             }
         }
 
-        let static_eval = if in_check {
+        // The table keeps the raw evaluation; the search uses it corrected.
+        let raw_eval = if in_check {
             -INF
         } else {
             match entry {
                 Some(e) if e.eval as i32 > -INF => e.eval as i32,
                 _ => self.evaluate(pos, ply),
             }
+        };
+        let static_eval = if in_check {
+            -INF
+        } else {
+            self.correct(pos, raw_eval)
         };
         // A table score bounded on the right side is a better estimate than the static evaluation.
         let mut eval = static_eval;
@@ -1144,11 +1164,21 @@ impl Worker {
             }
         }
         let bound = Bound::of(best_score, original_alpha, beta);
+        // Learn the static evaluation's error where the result says more than a bound on the wrong
+        // side, and not from captures (their gain is the exchange, not the position).
+        if !in_check
+            && best_move.is_none_or(|m| !is_tactical(pos, m))
+            && best_score.abs() < MATE_BOUND
+            && !(bound == Bound::Lower && best_score <= static_eval)
+            && !(bound == Bound::Upper && best_score >= static_eval)
+        {
+            self.correction.update(pos, depth, best_score - static_eval);
+        }
         self.tt.store(
             key,
             best_move,
             score_to_tt(best_score, ply),
-            static_eval,
+            raw_eval,
             depth,
             bound,
         );
@@ -1191,18 +1221,21 @@ impl Worker {
         let original_alpha = alpha;
         let mut best = -INF;
         let static_eval;
+        let raw_eval;
         let mut threats = false;
         if in_check {
             static_eval = -INF;
+            raw_eval = -INF;
             self.generate(pos, ply, tt_move, false);
             if self.stack[ply].picker.is_empty() {
                 return self.terminal_score(pos, ply);
             }
         } else {
-            static_eval = match entry {
+            raw_eval = match entry {
                 Some(e) if e.eval as i32 > -INF => e.eval as i32,
                 _ => self.evaluate(pos, ply),
             };
+            static_eval = self.correct(pos, raw_eval);
             if static_eval >= beta {
                 return static_eval;
             }
@@ -1247,14 +1280,8 @@ impl Worker {
             }
         }
         let bound = Bound::of(best, original_alpha, beta);
-        self.tt.store(
-            key,
-            best_move,
-            score_to_tt(best, ply),
-            static_eval,
-            0,
-            bound,
-        );
+        self.tt
+            .store(key, best_move, score_to_tt(best, ply), raw_eval, 0, bound);
         best
     }
 }
