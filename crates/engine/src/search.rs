@@ -90,6 +90,13 @@ impl Ply {
     }
 }
 
+/// The variants that use the continuation and correction histories: orthodox chess, where they were
+/// +65.5 ± 37.9 Elo together (docs/engine.md). In Two Move Chess a first 40-game check was −79.5 ± 79.6,
+/// so the variants keep the search they had before until matches show the histories help there.
+fn uses_new_histories(variant: Variant) -> bool {
+    variant == Variant::Chess
+}
+
 /// The most search threads (UCI `Threads`).
 pub const MAX_THREADS: usize = 256;
 
@@ -516,6 +523,9 @@ impl Worker {
     /// mate scores).
     #[inline]
     fn correct(&self, pos: &Position, raw: i32) -> i32 {
+        if !uses_new_histories(pos.variant()) {
+            return raw;
+        }
         self.correction
             .correct(pos, raw)
             .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
@@ -902,8 +912,12 @@ impl Worker {
         self.stack[ply.checked_sub(1)?].current
     }
 
-    /// The continuation-history context at `ply`: the moves one and two plies before.
-    fn context(&self, ply: usize) -> Context {
+    /// The continuation-history context at `ply`: the moves one and two plies before (none outside
+    /// the variants of [`uses_new_histories`]).
+    fn context(&self, pos: &Position, ply: usize) -> Context {
+        if !uses_new_histories(pos.variant()) {
+            return [None; 2];
+        }
         let moved = |back: usize| ply.checked_sub(back).and_then(|p| self.stack[p].moved);
         [moved(1), moved(2)]
     }
@@ -914,7 +928,7 @@ impl Worker {
             tt_move,
             killers: self.history.killers(ply),
             counter: self.history.countermove(self.previous_move(ply)),
-            context: self.context(ply),
+            context: self.context(pos, ply),
         };
         self.stack[ply]
             .picker
@@ -1063,7 +1077,12 @@ impl Worker {
         }
         let counter = self.history.countermove(self.previous_move(ply));
         let killers = self.history.killers(ply);
-        let context = self.context(ply);
+        let context = self.context(pos, ply);
+        let lmr_history_unit = if uses_new_histories(pos.variant()) {
+            8000
+        } else {
+            6000
+        };
         let original_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move = None;
@@ -1118,7 +1137,7 @@ impl Worker {
                     r -= pv_node as i32;
                     r -= (killers.contains(&Some(m)) || counter == Some(m)) as i32;
                     r -= (gives_check || in_check) as i32;
-                    r -= self.history.quiet_score(pos, m, &context) / 8000;
+                    r -= self.history.quiet_score(pos, m, &context) / lmr_history_unit;
                     r = r.clamp(0, depth - 2);
                 }
                 score = self.child_search(pos, &child, depth - 1 - r, alpha, alpha + 1, ply + 1);
@@ -1167,6 +1186,7 @@ impl Worker {
         // Learn the static evaluation's error where the result says more than a bound on the wrong
         // side, and not from captures (their gain is the exchange, not the position).
         if !in_check
+            && uses_new_histories(pos.variant())
             && best_move.is_none_or(|m| !is_tactical(pos, m))
             && best_score.abs() < MATE_BOUND
             && !(bound == Bound::Lower && best_score <= static_eval)
