@@ -5,10 +5,11 @@
 //! Kept per side to move and turn phase (half way through a turn the side moves again, which the
 //! static evaluation misjudges differently from a turn's start), then by a hash of the pawns.
 
-use rules::{Color, Phase, Position, Role};
+use crate::history::{side_phase_row, SIDE_PHASE_ROWS};
+use rules::{Color, Position, Role};
 
-/// Entries per (side, phase).
-const SIZE: usize = 16_384;
+/// Entries per (side, phase): 2^14, the hash's top 14 bits.
+const SIZE: usize = 1 << 14;
 /// Entries hold centipawns × GRAIN (finer steps than a centipawn for the running average).
 const GRAIN: i32 = 256;
 /// The weights of the running average are out of WEIGHT_SCALE.
@@ -26,16 +27,6 @@ impl Default for CorrectionHistory {
     }
 }
 
-/// The row of `pos`: side to move and phase.
-fn row(pos: &Position) -> usize {
-    let phase = match pos.phase() {
-        Phase::Start => 0,
-        Phase::Response => 1,
-        Phase::Second => 2,
-    };
-    pos.turn().index() * 3 + phase
-}
-
 /// A hash of the pawn placement, SIZE buckets.
 fn pawn_index(pos: &Position) -> usize {
     let b = pos.board();
@@ -44,13 +35,14 @@ fn pawn_index(pos: &Position) -> usize {
     let black = pawns & b.color(Color::Black);
     let h = white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     let h = h ^ (h >> 29);
-    (h.wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 50) as usize % SIZE
+    // The top 14 bits: SIZE buckets.
+    (h.wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 50) as usize
 }
 
 impl CorrectionHistory {
     pub fn new() -> CorrectionHistory {
         CorrectionHistory {
-            table: vec![0; 6 * SIZE],
+            table: vec![0; SIDE_PHASE_ROWS * SIZE],
         }
     }
 
@@ -61,7 +53,7 @@ impl CorrectionHistory {
 
     #[inline]
     fn index(pos: &Position) -> usize {
-        row(pos) * SIZE + pawn_index(pos)
+        side_phase_row(pos) * SIZE + pawn_index(pos)
     }
 
     /// `raw`, the static evaluation of `pos`, corrected.
@@ -84,7 +76,7 @@ impl CorrectionHistory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rules::Variant;
+    use rules::{Phase, Variant};
 
     fn pos(variant: Variant, fen: &str) -> Position {
         Position::from_fen(variant, fen).unwrap()

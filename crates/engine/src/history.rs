@@ -7,12 +7,19 @@ use rules::{Move, Phase, Position};
 /// History scores are kept within ±HISTORY_MAX (updates pull them towards the bound, not past it).
 pub const HISTORY_MAX: i32 = 16_384;
 
-fn phase_index(p: Phase) -> usize {
-    match p {
+/// Rows of the tables kept per side to move and turn phase.
+pub const SIDE_PHASE_ROWS: usize = 6;
+
+/// The row of `pos` in tables kept per side to move and turn phase (half way through a Two Move
+/// turn the same side moves again, which is learnt apart from a turn's start).
+#[inline]
+pub fn side_phase_row(pos: &Position) -> usize {
+    let phase = match pos.phase() {
         Phase::Start => 0,
         Phase::Response => 1,
         Phase::Second => 2,
-    }
+    };
+    pos.turn().index() * 3 + phase
 }
 
 /// A move as the continuation history sees it: the piece that moved and its target square. In the
@@ -59,7 +66,7 @@ pub struct History {
 impl History {
     pub fn new(plies: usize) -> History {
         History {
-            butterfly: vec![[[0; 64]; 64]; 6],
+            butterfly: vec![[[0; 64]; 64]; SIDE_PHASE_ROWS],
             continuation: vec![0; PIECE_TO * PIECE_TO],
             countermoves: vec![None; 64 * 64],
             killers: vec![[None; 2]; plies],
@@ -89,14 +96,14 @@ impl History {
 
     #[inline]
     fn slot(&mut self, pos: &Position, m: Move) -> &mut i32 {
-        let i = pos.turn().index() * 3 + phase_index(pos.phase());
+        let i = side_phase_row(pos);
         &mut self.butterfly[i][m.from().index()][m.to().index()]
     }
 
     /// The history score of quiet move `m` in `pos`.
     #[inline]
     pub fn score(&self, pos: &Position, m: Move) -> i32 {
-        let i = pos.turn().index() * 3 + phase_index(pos.phase());
+        let i = side_phase_row(pos);
         self.butterfly[i][m.from().index()][m.to().index()]
     }
 
