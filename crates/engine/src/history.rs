@@ -1,6 +1,6 @@
-//! What a search thread learns about quiet moves as it goes: the history table, the continuation
-//! history, two killers per ply and the countermove of each move. Each search thread has its own
-//! (see `search::Worker`).
+//! What a search thread learns about moves as it goes: the history table, the continuation
+//! history, the capture history, two killers per ply and the countermove of each move. Each search
+//! thread has its own (see `search::Worker`).
 
 use rules::{Move, Phase, Position};
 
@@ -50,6 +50,19 @@ pub type Context = [Option<PieceTo>; 2];
 /// Entries per continuation-history row: 12 pieces × 64 squares.
 const PIECE_TO: usize = 12 * 64;
 
+/// The capture-history index of capture `m` in `pos`: the moving piece, its target square and the
+/// captured role (a pawn for en passant). None if `m` captures nothing.
+#[inline]
+fn capture_index(pos: &Position, m: Move) -> Option<usize> {
+    let victim = if m.is_en_passant() {
+        rules::Role::Pawn
+    } else {
+        pos.board().role_at(m.to())?
+    };
+    let to = PieceTo::of(pos, m)?;
+    Some(to.index() * 6 + victim.index())
+}
+
 pub struct History {
     /// Indexed by side and turn phase (start / response / second: a good second move is a different
     /// thing from a good first move), then from and to square.
@@ -57,6 +70,9 @@ pub struct History {
     /// Continuation history, indexed by the earlier move's piece and target square, then by this
     /// move's: how well a quiet move followed that move (used with the moves one and two plies back).
     continuation: Vec<i16>,
+    /// Capture history, indexed by the capturing piece, its target square and the captured role:
+    /// how often such a capture refuted a position, beyond what the exchange's material says.
+    capture: Vec<i16>,
     /// The quiet move that last refuted each previous move (indexed by its from and to squares).
     countermoves: Vec<Option<Move>>,
     /// Two killers per ply.
@@ -68,6 +84,7 @@ impl History {
         History {
             butterfly: vec![[[0; 64]; 64]; SIDE_PHASE_ROWS],
             continuation: vec![0; PIECE_TO * PIECE_TO],
+            capture: vec![0; PIECE_TO * 6],
             countermoves: vec![None; 64 * 64],
             killers: vec![[None; 2]; plies],
         }
@@ -77,6 +94,7 @@ impl History {
     pub fn clear(&mut self) {
         self.butterfly.iter_mut().for_each(|h| *h = [[0; 64]; 64]);
         self.continuation.iter_mut().for_each(|v| *v = 0);
+        self.capture.iter_mut().for_each(|v| *v = 0);
         self.countermoves.iter_mut().for_each(|c| *c = None);
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
     }
@@ -92,6 +110,28 @@ impl History {
             }
         }
         self.continuation.iter_mut().for_each(|v| *v /= 2);
+        self.capture.iter_mut().for_each(|v| *v /= 2);
+    }
+
+    /// The capture-history score of capture `m` in `pos` (0 for a move that captures nothing).
+    #[inline]
+    pub fn capture_score(&self, pos: &Position, m: Move) -> i32 {
+        capture_index(pos, m).map_or(0, |i| self.capture[i] as i32)
+    }
+
+    /// A move cut off at a node of `depth`: raise its capture history if it is a capture, and
+    /// lower that of the captures tried before it.
+    pub fn reward_captures(&mut self, pos: &Position, best: Move, depth: i32, tried: &[Move]) {
+        let bonus = (16 * depth * depth).min(1600);
+        let mut moved = |m: Move, bonus: i32| {
+            if let Some(i) = capture_index(pos, m) {
+                self.capture[i] = gravity(self.capture[i] as i32, bonus) as i16;
+            }
+        };
+        moved(best, bonus);
+        for &c in tried {
+            moved(c, -bonus);
+        }
     }
 
     #[inline]
@@ -253,5 +293,39 @@ mod tests {
         }
         let s = h.quiet_score(&after, nf3, &ctx);
         assert!((-3 * HISTORY_MAX..-2 * HISTORY_MAX).contains(&s), "{s}");
+    }
+
+    /// A capture that cuts off gains capture history for its piece, square and victim; the captures
+    /// tried before it lose some; quiet moves have none; the scores stay within ±HISTORY_MAX.
+    #[test]
+    fn capture_history_is_learnt_per_piece_square_and_victim() {
+        let pos = Position::from_fen(
+            Variant::Chess,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        )
+        .unwrap();
+        let nxf7 = find(&pos, "e5f7");
+        let qxf6 = find(&pos, "f3f6");
+        let bxa6 = find(&pos, "e2a6");
+        let quiet = find(&pos, "a2a3");
+        let mut h = History::new(4);
+        assert_eq!(h.capture_score(&pos, nxf7), 0);
+        h.reward_captures(&pos, nxf7, 6, &[qxf6]);
+        assert!(h.capture_score(&pos, nxf7) > 0);
+        assert!(h.capture_score(&pos, qxf6) < 0);
+        assert_eq!(h.capture_score(&pos, bxa6), 0);
+        // A quiet cut-off lowers the captures tried before it and learns nothing for itself.
+        h.reward_captures(&pos, quiet, 6, &[bxa6]);
+        assert!(h.capture_score(&pos, bxa6) < 0);
+        assert_eq!(h.capture_score(&pos, quiet), 0);
+        for _ in 0..1000 {
+            h.reward_captures(&pos, nxf7, 40, &[qxf6]);
+        }
+        assert!((1..=HISTORY_MAX).contains(&h.capture_score(&pos, nxf7)));
+        assert!((-HISTORY_MAX..0).contains(&h.capture_score(&pos, qxf6)));
+        // The same piece to the same square taking another role is another entry.
+        let other =
+            Position::from_fen(Variant::Chess, "4k3/8/5r2/8/8/5Q2/8/4K3 w - - 0 1").unwrap();
+        assert_eq!(h.capture_score(&other, find(&other, "f3f6")), 0);
     }
 }

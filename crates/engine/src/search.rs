@@ -5,10 +5,10 @@
 use crate::correction::CorrectionHistory;
 use crate::eval::{self, PIECE_VALUE};
 use crate::history::{Context, History, PieceTo};
-use crate::movepick::{is_tactical, order_score, victim_value, Hints, MovePicker};
+use crate::movepick::{is_capture, is_tactical, order_score, victim_value, Hints, MovePicker};
 use crate::nnue::{self, AccStack, Network};
 use crate::see::see_ge;
-use crate::tt::{Bound, TranspositionTable};
+use crate::tt::{Bound, Entry, TranspositionTable};
 use rules::bitboard::tables;
 use rules::game::Game;
 use rules::{Color, Move, Phase, Position, Role, Variant};
@@ -75,6 +75,8 @@ struct Ply {
     /// That move's piece and target square, for the continuation history of the plies below.
     moved: Option<PieceTo>,
     null: bool,
+    /// The move a singular-extension search leaves out (see `Worker::singular`).
+    excluded: Option<Move>,
 }
 
 impl Ply {
@@ -86,6 +88,7 @@ impl Ply {
             current: None,
             moved: None,
             null: false,
+            excluded: None,
         }
     }
 }
@@ -95,6 +98,16 @@ impl Ply {
 /// so the variants keep the search they had before until matches show the histories help there.
 fn uses_new_histories(variant: Variant) -> bool {
     variant == Variant::Chess
+}
+
+/// What the singular-extension test (`Worker::singular`) says about the table's move at a node.
+enum Singular {
+    /// Search the table's move this many plies deeper: 1 when it is the only good move, −1 when
+    /// other moves hold beta as well, else 0.
+    Extension(i32),
+    /// Without the table's move, the other moves still reach a score at or above beta: the node
+    /// fails high with it (multi-cut).
+    Cut(i32),
 }
 
 /// The most search threads (UCI `Threads`).
@@ -981,10 +994,13 @@ impl Worker {
             return self.qsearch(pos, alpha, beta, ply, true);
         }
         let pv_node = beta - alpha > 1;
+        let excluded = self.stack[ply].excluded;
         let key = pos.hash();
         let entry = self.tt.probe(key);
         let tt_move = entry.and_then(|e| e.best);
-        if let Some(e) = entry.filter(|e| !pv_node && e.depth as i32 >= depth) {
+        // The table's entry is about the whole node, not the node without its excluded move.
+        if let Some(e) = entry.filter(|e| !pv_node && excluded.is_none() && e.depth as i32 >= depth)
+        {
             let s = score_from_tt(e.score, ply);
             if e.bound.cuts(s, alpha, beta) {
                 return s;
@@ -1024,7 +1040,7 @@ impl Worker {
             && self.stack[ply - 2].side == pos.turn()
             && static_eval > self.stack[ply - 2].static_eval;
 
-        if !pv_node && !in_check && ply > 0 {
+        if !pv_node && !in_check && ply > 0 && excluded.is_none() {
             // Reverse futility: far above beta with little depth left.
             if depth <= 7
                 && eval.abs() < MATE_BOUND
@@ -1070,6 +1086,18 @@ impl Worker {
         if depth >= 4 && tt_move.is_none() {
             depth -= 1;
         }
+        let tt_extension = match (tt_move, entry) {
+            (Some(m), Some(e)) if excluded.is_none() && ply > 0 => {
+                match self.singular(pos, m, e, depth, beta, ply) {
+                    Singular::Extension(x) => x,
+                    Singular::Cut(score) => return score,
+                }
+            }
+            _ => 0,
+        };
+        if self.aborted {
+            return 0;
+        }
 
         self.generate(pos, ply, tt_move, false);
         if self.stack[ply].picker.is_empty() {
@@ -1088,10 +1116,15 @@ impl Worker {
         let mut best_move = None;
         let mut quiets = [Move::normal(rules::Square(0), rules::Square(0)); 64];
         let mut quiet_count = 0;
+        let mut captures = [Move::normal(rules::Square(0), rules::Square(0)); 32];
+        let mut capture_count = 0;
         let mut searched = 0;
         let mut skip_quiets = false;
         let lmp_limit = (3 + depth * depth) / (2 - improving as i32);
         while let Some(m) = self.next_move(ply) {
+            if Some(m) == excluded {
+                continue;
+            }
             let tactical = is_tactical(pos, m);
             // In orthodox chess every move hands the turn over, and quiet checks may go as well.
             if skip_quiets && !tactical && pos.variant() == Variant::Chess {
@@ -1125,9 +1158,10 @@ impl Worker {
             self.stack[ply].current = Some(m);
             self.stack[ply].moved = PieceTo::of(pos, m);
             searched += 1;
+            let new_depth = depth - 1 + if Some(m) == tt_move { tt_extension } else { 0 };
             let mut score;
             if searched == 1 {
-                score = self.child_search(pos, &child, depth - 1, alpha, beta, ply + 1);
+                score = self.child_search(pos, &child, new_depth, alpha, beta, ply + 1);
             } else {
                 // Late move reductions for quiet moves.
                 let mut r = 0;
@@ -1140,12 +1174,12 @@ impl Worker {
                     r -= self.history.quiet_score(pos, m, &context) / lmr_history_unit;
                     r = r.clamp(0, depth - 2);
                 }
-                score = self.child_search(pos, &child, depth - 1 - r, alpha, alpha + 1, ply + 1);
+                score = self.child_search(pos, &child, new_depth - r, alpha, alpha + 1, ply + 1);
                 if score > alpha && r > 0 {
-                    score = self.child_search(pos, &child, depth - 1, alpha, alpha + 1, ply + 1);
+                    score = self.child_search(pos, &child, new_depth, alpha, alpha + 1, ply + 1);
                 }
                 if score > alpha && score < beta {
-                    score = self.child_search(pos, &child, depth - 1, alpha, beta, ply + 1);
+                    score = self.child_search(pos, &child, new_depth, alpha, beta, ply + 1);
                 }
             }
             if self.aborted {
@@ -1163,6 +1197,10 @@ impl Worker {
                 }
             }
             if alpha >= beta {
+                if uses_new_histories(pos.variant()) {
+                    self.history
+                        .reward_captures(pos, m, depth, &captures[..capture_count]);
+                }
                 if !tactical {
                     let prev = self.previous_move(ply);
                     self.history.reward_quiet(
@@ -1181,6 +1219,15 @@ impl Worker {
                 quiets[quiet_count] = m;
                 quiet_count += 1;
             }
+            if is_capture(pos, m) && capture_count < captures.len() {
+                captures[capture_count] = m;
+                capture_count += 1;
+            }
+        }
+        if excluded.is_some() {
+            // Every other move was searched (nothing prunes the first one): no move but the excluded
+            // one means it is the only move, as singular as a move can be.
+            return if searched == 0 { alpha } else { best_score };
         }
         let bound = Bound::of(best_score, original_alpha, beta);
         // Learn the static evaluation's error where the result says more than a bound on the wrong
@@ -1203,6 +1250,45 @@ impl Worker {
             bound,
         );
         best_score
+    }
+
+    /// Singular extensions (orthodox chess, like the histories of [`uses_new_histories`]): when the
+    /// table's entry says its move `m` reached a lower bound or exact score at a depth not far below
+    /// this node's, a search of half the depth over all the other moves, against a window a margin
+    /// below that score, tells whether `m` is the only good move here.
+    fn singular(
+        &mut self,
+        pos: &Position,
+        m: Move,
+        e: Entry,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Singular {
+        let tt_score = score_from_tt(e.score, ply);
+        if !uses_new_histories(pos.variant())
+            || depth < 8
+            || (e.depth as i32) < depth - 3
+            || e.bound == Bound::Upper
+            || tt_score.abs() >= MATE_BOUND
+        {
+            return Singular::Extension(0);
+        }
+        let singular_beta = tt_score - 2 * depth;
+        self.stack[ply].excluded = Some(m);
+        let score = self.node(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
+        self.stack[ply].excluded = None;
+        // The excluded search used this ply's line; the node's own search writes it afresh.
+        self.pv[ply].clear();
+        if score < singular_beta {
+            Singular::Extension(1)
+        } else if singular_beta >= beta {
+            Singular::Cut(singular_beta)
+        } else if tt_score >= beta {
+            Singular::Extension(-1)
+        } else {
+            Singular::Extension(0)
+        }
     }
 
     /// Quiescence: stand pat or captures and queen promotions (all moves when in check). At the
