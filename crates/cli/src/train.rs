@@ -2,6 +2,7 @@
 //! provenance; prints the training and validation loss of each epoch.
 
 use clap::Args;
+use engine::nnue::Network;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -36,6 +37,9 @@ pub struct TrainArgs {
     /// Also train on every training position mirrored left to right (files a↔h)
     #[arg(long)]
     mirror: bool,
+    /// Start from this network file's weights instead of random ones (fine-tuning an earlier net)
+    #[arg(long)]
+    init: Option<String>,
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
@@ -94,7 +98,19 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
         "trainer: doublemove {} (crates/train)",
         env!("CARGO_PKG_VERSION")
     );
-    let mut model = Model::new(args.seed);
+    let mut model = match &args.init {
+        None => Model::new(args.seed),
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+            let net = Network::from_bytes(&bytes).map_err(|e| format!("{path}: {e}"))?;
+            Model::from_network(&net)
+        }
+    };
+    let _ = writeln!(
+        provenance,
+        "initial weights: {}",
+        args.init.as_deref().unwrap_or("random")
+    );
     let mut failure = None;
     let mut best = f64::INFINITY;
     let mut best_params = None;

@@ -91,4 +91,26 @@ fn datagen_train_and_load_round_trip() {
     let (code, _, err) = run(&["train", "--data", net, "--out", net], None);
     assert_ne!(code, 0);
     assert!(err.contains("record"), "{err}");
+
+    // Fine-tuning: a run can start from a network's weights; a file that is not one is refused.
+    let tuned = format!("{net}.tuned");
+    let (code, out, err) = run(
+        &[
+            "train", "--data", data, "--out", &tuned, "--epochs", "1", "--batch", "64", "--init",
+            net,
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let provenance = std::fs::read_to_string(format!("{tuned}.txt")).unwrap();
+    assert!(
+        provenance.contains(&format!("initial weights: {net}")),
+        "{provenance}"
+    );
+    let (code, _, err) = run(
+        &["train", "--data", data, "--out", &tuned, "--init", data],
+        None,
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains(data), "{err}");
 }

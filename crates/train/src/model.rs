@@ -119,6 +119,13 @@ impl Model {
         e * e
     }
 
+    /// A model starting from a network's weights (fine-tuning an earlier network on new data).
+    pub fn from_network(net: &Network) -> Model {
+        let params: Vec<f32> = net.dequantise().into_iter().flatten().collect();
+        debug_assert_eq!(params.len(), PARAMS);
+        Model { params }
+    }
+
     /// The engine's quantised network.
     pub fn quantise(&self) -> Network {
         let p = &self.params;
@@ -167,6 +174,31 @@ mod tests {
                 diff < 1e-4 + 0.02 * numeric.abs(),
                 "param {i}: {numeric} vs {}",
                 grad[i]
+            );
+        }
+    }
+
+    /// A network read back into floats quantises to the very same network, and the floats are within
+    /// half a quantisation step of the model's.
+    #[test]
+    fn a_network_round_trips_through_the_float_model() {
+        let mut m = Model::new(7);
+        for p in &mut m.params[OUT_B..] {
+            *p = 0.05;
+        }
+        let net = m.quantise();
+        let back = Model::from_network(&net);
+        assert_eq!(back.params.len(), PARAMS);
+        assert_eq!(back.quantise().to_bytes(), net.to_bytes());
+        let step = |i: usize| match i {
+            i if i < OUT_W => 1.0 / engine::nnue::QA as f32,
+            i if i < OUT_B => 1.0 / engine::nnue::QB as f32,
+            _ => 1.0 / (engine::nnue::QA * engine::nnue::QB) as f32,
+        };
+        for (i, (a, b)) in m.params.iter().zip(&back.params).enumerate() {
+            assert!(
+                (a - b).abs() <= step(i) / 2.0 + 1e-6,
+                "param {i}: {a} vs {b}"
             );
         }
     }

@@ -210,6 +210,22 @@ impl Network {
         net
     }
 
+    /// The float weights this network was rounded from, as near as its integers tell (the inverse of
+    /// [`Network::quantise`], in the same order and layout): a trainer can start from them.
+    pub fn dequantise(&self) -> [Vec<f32>; 4] {
+        let ft_weights = self.ft_weights.iter().flatten();
+        let out_weights = self.out_weights.iter().flatten();
+        [
+            ft_weights.map(|&w| w as f32 / QA as f32).collect(),
+            self.ft_bias.iter().map(|&b| b as f32 / QA as f32).collect(),
+            out_weights.map(|&w| w as f32 / QB as f32).collect(),
+            self.out_bias
+                .iter()
+                .map(|&b| b as f32 / (QA * QB) as f32)
+                .collect(),
+        ]
+    }
+
     /// The score in centipawns for `turn` (the side to move) from both perspectives' accumulators.
     #[inline]
     pub fn output(&self, acc: &Accumulator, turn: Color, bucket: usize) -> i32 {
