@@ -149,8 +149,8 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
     };
     let _ = writeln!(
         provenance,
-        "validation positions per bucket: {:?}",
-        probe::bucket_counts(&va)
+        "validation positions per turn situation: {:?}",
+        probe::situation_counts(&va)
     );
     for p in probe::turn_state(&kept, &va) {
         let line = format!(

@@ -1,7 +1,7 @@
 //! Training samples: records turned into the two perspectives' active inputs and the labels.
 
 use engine::datagen::{Record, RECORD_BYTES};
-use engine::nnue::{bucket, feature};
+use engine::nnue::{bucket, feature, situation};
 
 /// One position as the trainer uses it.
 #[derive(Clone, Debug, PartialEq)]
@@ -9,6 +9,7 @@ pub struct Sample {
     /// Active inputs from the side to move's perspective, then the other side's; `count` of each.
     pub features: [[u16; 32]; 2],
     pub count: u8,
+    /// The output bucket (`engine::nnue::bucket`: turn situation and piece count).
     pub bucket: u8,
     /// Search score in centipawns and game result (0, 0.5, 1), both for the side to move.
     pub score: f32,
@@ -27,7 +28,10 @@ impl Sample {
         Sample {
             features,
             count,
-            bucket: bucket(r.variant, r.phase, r.turn, r.double_move) as u8,
+            bucket: bucket(
+                situation(r.variant, r.phase, r.turn, r.double_move),
+                count as u32,
+            ) as u8,
             score: r.score as f32,
             result: r.result.score(),
         }

@@ -1,13 +1,14 @@
-//! What the network learnt about the turn state: the same boards scored under another bucket (an
-//! unspent Double Move spent; a second move taken away), averaged in centipawns.
+//! What the network learnt about the turn state: the same boards scored under another turn situation
+//! (an unspent Double Move spent; a second move taken away), averaged in centipawns.
 
 use crate::data::Sample;
 use crate::model::Model;
 use crate::run::mean_loss;
-use engine::nnue::SCALE;
+use engine::nnue::{MATERIAL_BUCKETS, SCALE, SITUATIONS};
 use rules::Variant;
 
-/// One probe: the mean score change of moving samples from one bucket to another.
+/// One probe: the mean score change of moving samples from one turn situation to another (same
+/// piece count).
 #[derive(Clone, Debug)]
 pub struct Probe {
     pub what: &'static str,
@@ -16,7 +17,7 @@ pub struct Probe {
     pub positions: usize,
 }
 
-/// (description, from bucket, to bucket): see `engine::nnue::bucket`.
+/// (description, from situation, to situation): see `engine::nnue::situation`.
 const PAIRS: [(&str, u8, u8); 5] = [
     ("Double Move: own unspent vs spent (enemy's unspent)", 7, 5),
     ("Double Move: own unspent vs spent (enemy's spent)", 6, 4),
@@ -29,16 +30,21 @@ const PAIRS: [(&str, u8, u8); 5] = [
     ("Two Move: a turn's start vs a response turn", 1, 2),
 ];
 
-/// The probes over the samples of each pair's `from` bucket.
+/// The situation of output bucket `b`.
+fn situation_of(b: u8) -> u8 {
+    b / MATERIAL_BUCKETS as u8
+}
+
+/// The probes over the samples of each pair's `from` situation.
 pub fn turn_state(model: &Model, samples: &[Sample]) -> Vec<Probe> {
     PAIRS
         .iter()
         .map(|&(what, from, to)| {
             let mut sum = 0.0f64;
             let mut n = 0;
-            for s in samples.iter().filter(|s| s.bucket == from) {
+            for s in samples.iter().filter(|s| situation_of(s.bucket) == from) {
                 let moved = Sample {
-                    bucket: to,
+                    bucket: s.bucket - from * MATERIAL_BUCKETS as u8 + to * MATERIAL_BUCKETS as u8,
                     ..s.clone()
                 };
                 sum += (model.forward(s) - model.forward(&moved)) as f64 * SCALE as f64;
@@ -55,7 +61,7 @@ pub fn turn_state(model: &Model, samples: &[Sample]) -> Vec<Probe> {
 
 /// The variant whose positions use output bucket `b` (see `engine::nnue::bucket`).
 pub fn bucket_variant(b: u8) -> Variant {
-    match b {
+    match situation_of(b) {
         0 => Variant::Chess,
         1..=3 => Variant::TwoMove,
         4..=9 => Variant::DoubleMove,
@@ -84,11 +90,11 @@ pub fn loss_by_variant(
         .collect()
 }
 
-/// Samples per bucket.
-pub fn bucket_counts(samples: &[Sample]) -> [usize; engine::nnue::BUCKETS] {
-    let mut c = [0; engine::nnue::BUCKETS];
+/// Samples per turn situation.
+pub fn situation_counts(samples: &[Sample]) -> [usize; SITUATIONS] {
+    let mut c = [0; SITUATIONS];
     for s in samples {
-        c[s.bucket as usize] += 1;
+        c[situation_of(s.bucket) as usize] += 1;
     }
     c
 }
@@ -97,7 +103,7 @@ pub fn bucket_counts(samples: &[Sample]) -> [usize; engine::nnue::BUCKETS] {
 mod tests {
     use super::*;
     use engine::datagen::{Record, WDL};
-    use engine::nnue::bucket;
+    use engine::nnue::{bucket, situation};
     use rules::{Color, Phase, Position};
 
     #[test]
@@ -106,7 +112,10 @@ mod tests {
             for phase in [Phase::Start, Phase::Response, Phase::Second] {
                 for turn in Color::ALL {
                     for dm in [[false, false], [false, true], [true, false], [true, true]] {
-                        assert_eq!(bucket_variant(bucket(v, phase, turn, dm) as u8), v);
+                        for pieces in [2, 17, 32] {
+                            let b = bucket(situation(v, phase, turn, dm), pieces);
+                            assert_eq!(bucket_variant(b as u8), v);
+                        }
                     }
                 }
             }

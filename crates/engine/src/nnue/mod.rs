@@ -1,5 +1,5 @@
-//! The neural-network evaluation (NNUE): (768 → 256)×2 → 1 with SCReLU and 12 output buckets, one per
-//! turn situation (variant, phase, Double Moves left). Integer inference: i16 weights and
+//! The neural-network evaluation (NNUE): (768 → 256)×2 → 1 with SCReLU and 96 output buckets: 12 turn
+//! situations (variant, phase, Double Moves left) × 8 piece counts. Integer inference: i16 weights and
 //! accumulators, i32 output. The file format, the training and each net's provenance: docs/nnue.md.
 
 mod accumulator;
@@ -14,8 +14,12 @@ use std::sync::{Arc, OnceLock};
 pub const INPUTS: usize = 768;
 /// Accumulator width per perspective.
 pub const HIDDEN: usize = 256;
+/// Turn situations (see [`situation`]).
+pub const SITUATIONS: usize = 12;
+/// Piece-count buckets per situation (see [`material`]).
+pub const MATERIAL_BUCKETS: usize = 8;
 /// Output buckets (see [`bucket`]).
-pub const BUCKETS: usize = 12;
+pub const BUCKETS: usize = SITUATIONS * MATERIAL_BUCKETS;
 /// Quantisation of the first layer: 181² fits an i16, so the squared activation needs no widening.
 pub const QA: i32 = 181;
 /// Quantisation of the output weights.
@@ -38,9 +42,15 @@ const SHAPE: [u32; 6] = [
     QB as u32,
     SCALE as u32,
 ];
+/// Bytes of a network file with `buckets` output layers.
+const fn file_bytes(buckets: usize) -> usize {
+    HEADER_BYTES + 2 * (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets
+}
 /// Bytes of a network file.
-pub const FILE_BYTES: usize =
-    HEADER_BYTES + 2 * (INPUTS * HIDDEN + HIDDEN + BUCKETS * 2 * HIDDEN) + 4 * BUCKETS;
+pub const FILE_BYTES: usize = file_bytes(BUCKETS);
+/// Bytes of a file of the earlier format, one output layer per situation (nets 1–4): it is read as
+/// the same layer for every piece count, so it evaluates as it always did.
+pub const SITUATION_FILE_BYTES: usize = file_bytes(SITUATIONS);
 
 /// The input index of `piece` on `sq` seen from `perspective`: its own pieces first, the board
 /// flipped for Black so both sides see their pieces from their own side.
@@ -54,11 +64,11 @@ pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
     (!own as usize) * 384 + piece.role.index() * 64 + s
 }
 
-/// The output bucket: what the side to move may still do in this turn and game.
+/// The turn situation: what the side to move may still do in this turn and game.
 /// 0 chess; 1–3 Two Move (start, response, second move); 4–7 Double Move at a turn's start by
 /// (own, enemy) Double Move left; 8–9 Double Move's second move by the enemy's Double Move left;
 /// 10–11 Twinmove (start, second move).
-pub fn bucket(variant: Variant, phase: Phase, turn: Color, double_move: [bool; 2]) -> usize {
+pub fn situation(variant: Variant, phase: Phase, turn: Color, double_move: [bool; 2]) -> usize {
     let us = double_move[turn.index()] as usize;
     let them = double_move[turn.other().index()] as usize;
     match (variant, phase) {
@@ -73,10 +83,25 @@ pub fn bucket(variant: Variant, phase: Phase, turn: Color, double_move: [bool; 2
     }
 }
 
+/// The piece-count bucket: 2–5 pieces on the board 0, 6–9 1, …, 30–32 7. An endgame is worth
+/// something else than the same features in a middlegame (a passed pawn, a king in the centre), and one
+/// output layer per stage lets the network say so at no cost in speed.
+pub fn material(pieces: u32) -> usize {
+    (pieces.saturating_sub(2) as usize / 4).min(MATERIAL_BUCKETS - 1)
+}
+
+/// The output bucket of a turn situation ([`situation`]) with `pieces` pieces on the board.
+pub fn bucket(situation: usize, pieces: u32) -> usize {
+    situation * MATERIAL_BUCKETS + material(pieces)
+}
+
 /// [`bucket`] of a position.
 pub fn position_bucket(pos: &Position) -> usize {
     let s = pos.state();
-    bucket(pos.variant(), s.phase, pos.turn(), s.double_move)
+    bucket(
+        situation(pos.variant(), s.phase, pos.turn(), s.double_move),
+        pos.board().occupied().count_ones(),
+    )
 }
 
 /// Why bytes are not a network.
@@ -84,8 +109,8 @@ pub fn position_bucket(pos: &Position) -> usize {
 pub enum NetError {
     #[error("not a doublemove network (bad magic bytes)")]
     Magic,
-    #[error("{0} bytes; a network has {FILE_BYTES}")]
-    Size(usize),
+    #[error("{0} bytes; a network of its shape has {1}")]
+    Size(usize, usize),
     #[error(
         "the network's shape {0:?} is not this engine's (inputs, hidden, buckets, QA, QB, scale)"
     )]
@@ -109,7 +134,8 @@ fn read_i16s(bytes: &[u8], out: &mut [i16]) {
 }
 
 impl Network {
-    /// Reads a network file, checking its magic, shape and size.
+    /// Reads a network file, checking its magic, shape and size. A file of the earlier format (one
+    /// output layer per situation) gets its layers copied to every piece count.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
         if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
             return Err(NetError::Magic);
@@ -119,11 +145,17 @@ impl Network {
             let at = 8 + 4 * i;
             *s = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         }
-        if shape != SHAPE {
+        let mut situation_shape = SHAPE;
+        situation_shape[2] = SITUATIONS as u32;
+        let (layers, expected) = if shape == SHAPE {
+            (BUCKETS, FILE_BYTES)
+        } else if shape == situation_shape {
+            (SITUATIONS, SITUATION_FILE_BYTES)
+        } else {
             return Err(NetError::Shape(shape));
-        }
-        if bytes.len() != FILE_BYTES {
-            return Err(NetError::Size(bytes.len()));
+        };
+        if bytes.len() != expected {
+            return Err(NetError::Size(bytes.len(), expected));
         }
         let mut net = Network::zeroed();
         let mut at = HEADER_BYTES;
@@ -136,11 +168,17 @@ impl Network {
             read_i16s(take(2 * HIDDEN), row);
         }
         read_i16s(take(2 * HIDDEN), &mut net.ft_bias);
-        for row in net.out_weights.iter_mut() {
-            read_i16s(take(4 * HIDDEN), row);
+        // Layer k of the file serves buckets k·per .. (k+1)·per.
+        let per = BUCKETS / layers;
+        for k in 0..layers {
+            read_i16s(take(4 * HIDDEN), &mut net.out_weights[k * per]);
+            for j in 1..per {
+                net.out_weights[k * per + j] = net.out_weights[k * per];
+            }
         }
-        for b in net.out_bias.iter_mut() {
-            *b = i32::from_le_bytes(take(4).try_into().expect("4 bytes"));
+        for k in 0..layers {
+            let b = i32::from_le_bytes(take(4).try_into().expect("4 bytes"));
+            net.out_bias[k * per..(k + 1) * per].fill(b);
         }
         Ok(net)
     }
@@ -264,9 +302,60 @@ mod tests {
         let net = embedded();
         let bytes = net.to_bytes();
         assert_eq!(bytes.len(), FILE_BYTES);
-        assert_eq!(bytes, include_bytes!("../../nets/embedded.nnue"));
+        let file = include_bytes!("../../nets/embedded.nnue");
+        if file.len() == FILE_BYTES {
+            assert_eq!(bytes, file);
+        }
         let again = Network::from_bytes(&bytes).unwrap();
         assert_eq!(again.to_bytes(), bytes);
+    }
+
+    /// A file of the earlier format (one output layer per situation) is the same network at every
+    /// piece count, and written out in the current format it evaluates exactly as before.
+    #[test]
+    fn a_situation_file_serves_every_piece_count() {
+        let mut rng = rules::rng::SplitMix64::new(3);
+        let mut small = Vec::new();
+        small.extend_from_slice(MAGIC);
+        for (i, x) in SHAPE.into_iter().enumerate() {
+            let x = if i == 2 { SITUATIONS as u32 } else { x };
+            small.extend_from_slice(&x.to_le_bytes());
+        }
+        let i16s = INPUTS * HIDDEN + HIDDEN + SITUATIONS * 2 * HIDDEN;
+        for _ in 0..i16s {
+            let w = (rng.next_u64() % 121) as i16 - 60;
+            small.extend_from_slice(&w.to_le_bytes());
+        }
+        for k in 0..SITUATIONS {
+            small.extend_from_slice(&(1000 * k as i32 - 5000).to_le_bytes());
+        }
+        assert_eq!(small.len(), SITUATION_FILE_BYTES);
+        let net = Network::from_bytes(&small).unwrap();
+        let acc = Accumulator::refresh(&net, &rules::Board::standard());
+        for s in 0..SITUATIONS {
+            let at_32 = net.output(&acc, Color::White, bucket(s, 32));
+            for pieces in 2..=32 {
+                assert_eq!(net.output(&acc, Color::White, bucket(s, pieces)), at_32);
+            }
+            assert_eq!(net.out_bias[bucket(s, 5)], 1000 * s as i32 - 5000);
+        }
+        let again = Network::from_bytes(&net.to_bytes()).unwrap();
+        assert_eq!(again.to_bytes(), net.to_bytes());
+        assert_eq!(
+            Network::from_bytes(&small[..small.len() - 2]).err(),
+            Some(NetError::Size(small.len() - 2, SITUATION_FILE_BYTES))
+        );
+    }
+
+    #[test]
+    fn piece_counts_fill_the_material_buckets_in_order() {
+        let m: Vec<usize> = (2..=32).map(material).collect();
+        assert_eq!(m.first(), Some(&0));
+        assert_eq!(m.last(), Some(&(MATERIAL_BUCKETS - 1)));
+        assert!(m.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1));
+        for b in 0..MATERIAL_BUCKETS {
+            assert!(m.iter().filter(|&&x| x == b).count() >= 3, "bucket {b}");
+        }
     }
 
     #[test]
@@ -278,7 +367,7 @@ mod tests {
         );
         assert_eq!(
             Network::from_bytes(&good[..good.len() - 1]).err(),
-            Some(NetError::Size(good.len() - 1))
+            Some(NetError::Size(good.len() - 1, FILE_BYTES))
         );
         let mut b = good.clone();
         b[12] = 7; // hidden 256 → 263
@@ -286,24 +375,32 @@ mod tests {
     }
 
     #[test]
-    fn buckets_cover_every_turn_situation_once() {
+    fn buckets_cover_every_turn_situation_and_piece_count_once() {
         use std::collections::HashSet;
-        let mut seen = HashSet::new();
+        let mut situations = HashSet::new();
+        let mut buckets = HashSet::new();
         for v in Variant::ALL {
             for phase in [Phase::Start, Phase::Response, Phase::Second] {
                 for dm in [[false, false], [true, false], [false, true], [true, true]] {
-                    let b = bucket(v, phase, Color::White, dm);
-                    assert!(b < BUCKETS);
+                    let s = situation(v, phase, Color::White, dm);
+                    assert!(s < SITUATIONS);
                     assert_eq!(
-                        b,
-                        bucket(v, phase, Color::Black, [dm[1], dm[0]]),
+                        s,
+                        situation(v, phase, Color::Black, [dm[1], dm[0]]),
                         "colour-blind"
                     );
-                    seen.insert(b);
+                    situations.insert(s);
+                    for pieces in 2..=32 {
+                        let b = bucket(s, pieces);
+                        assert!(b < BUCKETS);
+                        assert_eq!(b / MATERIAL_BUCKETS, s);
+                        buckets.insert(b);
+                    }
                 }
             }
         }
-        assert_eq!(seen.len(), BUCKETS);
+        assert_eq!(situations.len(), SITUATIONS);
+        assert_eq!(buckets.len(), BUCKETS);
     }
 
     /// The embedded network learnt the turn state: on the start position, a Double Move of one's own
@@ -314,7 +411,8 @@ mod tests {
         let net = embedded();
         let acc = Accumulator::refresh(&net, &rules::Board::standard());
         let e = |v: Variant, phase: Phase, dm: [bool; 2]| {
-            net.output(&acc, Color::White, bucket(v, phase, Color::White, dm))
+            let s = situation(v, phase, Color::White, dm);
+            net.output(&acc, Color::White, bucket(s, 32))
         };
         let dm = |own: bool, enemy: bool| e(Variant::DoubleMove, Phase::Start, [own, enemy]);
         assert!(dm(true, true) > dm(false, true), "own Double Move");
