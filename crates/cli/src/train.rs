@@ -165,6 +165,11 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
         println!("{line}");
         let _ = writeln!(provenance, "{line}");
     }
+    for (k, n, loss) in probe::loss_by_situation(&kept, &va, cfg.lambda, cfg.threads) {
+        let line = format!("validation loss situation {k:2}: {loss:.6} over {n} positions");
+        println!("{line}");
+        let _ = writeln!(provenance, "{line}");
+    }
     std::fs::write(format!("{}.txt", args.out), &provenance)
         .map_err(|e| format!("writing {}.txt: {e}", args.out))?;
     println!(

@@ -90,6 +90,26 @@ pub fn loss_by_variant(
         .collect()
 }
 
+/// The mean loss of each turn situation's samples: (situation, samples, loss), situations without
+/// samples left out. Tells which situations' output layers the data fills.
+pub fn loss_by_situation(
+    model: &Model,
+    samples: &[Sample],
+    lambda: f32,
+    threads: usize,
+) -> Vec<(usize, usize, f64)> {
+    (0..SITUATIONS)
+        .filter_map(|k| {
+            let own: Vec<Sample> = samples
+                .iter()
+                .filter(|s| situation_of(s.bucket) as usize == k)
+                .cloned()
+                .collect();
+            (!own.is_empty()).then(|| (k, own.len(), mean_loss(model, &own, lambda, threads)))
+        })
+        .collect()
+}
+
 /// Samples per turn situation.
 pub fn situation_counts(samples: &[Sample]) -> [usize; SITUATIONS] {
     let mut c = [0; SITUATIONS];
