@@ -4,7 +4,7 @@
 use crate::data::Sample;
 use crate::model::Model;
 use crate::run::mean_loss;
-use engine::nnue::{MATERIAL_BUCKETS, SCALE, SITUATIONS};
+use engine::nnue::{bucket, bucket_situation, SCALE, SITUATIONS};
 use rules::Variant;
 
 /// One probe: the mean score change of moving samples from one turn situation to another (same
@@ -32,7 +32,7 @@ const PAIRS: [(&str, u8, u8); 5] = [
 
 /// The situation of output bucket `b`.
 fn situation_of(b: u8) -> u8 {
-    b / MATERIAL_BUCKETS as u8
+    bucket_situation(b as usize) as u8
 }
 
 /// The probes over the samples of each pair's `from` situation.
@@ -44,7 +44,7 @@ pub fn turn_state(model: &Model, samples: &[Sample]) -> Vec<Probe> {
             let mut n = 0;
             for s in samples.iter().filter(|s| situation_of(s.bucket) == from) {
                 let moved = Sample {
-                    bucket: s.bucket - from * MATERIAL_BUCKETS as u8 + to * MATERIAL_BUCKETS as u8,
+                    bucket: bucket(to as usize, s.count as u32) as u8,
                     ..s.clone()
                 };
                 sum += (model.forward(s) - model.forward(&moved)) as f64 * SCALE as f64;
@@ -123,7 +123,7 @@ pub fn situation_counts(samples: &[Sample]) -> [usize; SITUATIONS] {
 mod tests {
     use super::*;
     use engine::datagen::{Record, WDL};
-    use engine::nnue::{bucket, situation};
+    use engine::nnue::situation;
     use rules::{Color, Phase, Position};
 
     #[test]
