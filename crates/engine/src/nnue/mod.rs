@@ -331,9 +331,7 @@ mod tests {
         let bytes = net.to_bytes();
         assert_eq!(bytes.len(), FILE_BYTES);
         let file = include_bytes!("../../nets/embedded.nnue");
-        if file.len() == FILE_BYTES {
-            assert_eq!(bytes, file);
-        }
+        assert_eq!(bytes, file);
         let again = Network::from_bytes(&bytes).unwrap();
         assert_eq!(again.to_bytes(), bytes);
     }
@@ -430,10 +428,10 @@ mod tests {
         assert_eq!(situations.len(), SITUATIONS);
         assert_eq!(buckets.len(), BUCKETS);
         // Each situation has as many buckets as it has layers, one per piece-count bucket or one.
-        for s in 0..SITUATIONS {
+        for (s, &layers) in MATERIAL_LAYERS.iter().enumerate() {
             let own: HashSet<usize> = (2..=32).map(|pieces| bucket(s, pieces)).collect();
-            assert_eq!(own.len(), MATERIAL_LAYERS[s], "situation {s}");
-            assert!([1, MATERIAL_BUCKETS].contains(&MATERIAL_LAYERS[s]));
+            assert_eq!(own.len(), layers, "situation {s}");
+            assert!([1, MATERIAL_BUCKETS].contains(&layers));
         }
     }
 
