@@ -1,7 +1,7 @@
 //! Training samples: records turned into the two perspectives' active inputs and the labels.
 
 use engine::datagen::{Record, RECORD_BYTES};
-use engine::nnue::{bucket, feature, situation};
+use engine::nnue::feature;
 
 /// One position as the trainer uses it.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,10 +28,7 @@ impl Sample {
         Sample {
             features,
             count,
-            bucket: bucket(
-                situation(r.variant, r.phase, r.turn, r.double_move),
-                count as u32,
-            ) as u8,
+            bucket: r.bucket() as u8,
             score: r.score as f32,
             result: r.result.score(),
         }

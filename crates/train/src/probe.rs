@@ -69,6 +69,24 @@ pub fn bucket_variant(b: u8) -> Variant {
     }
 }
 
+/// The mean loss of the samples of each of `keys` (`key_of` gives a sample's key): (key, samples,
+/// loss), keys without samples left out.
+fn loss_by<K: Copy + PartialEq>(
+    model: &Model,
+    samples: &[Sample],
+    lambda: f32,
+    threads: usize,
+    keys: impl IntoIterator<Item = K>,
+    key_of: impl Fn(&Sample) -> K,
+) -> Vec<(K, usize, f64)> {
+    keys.into_iter()
+        .filter_map(|k| {
+            let own: Vec<Sample> = samples.iter().filter(|s| key_of(s) == k).cloned().collect();
+            (!own.is_empty()).then(|| (k, own.len(), mean_loss(model, &own, lambda, threads)))
+        })
+        .collect()
+}
+
 /// The mean loss of each variant's samples: (variant, samples, loss), variants without samples left
 /// out. Where the network fits worst tells where the next data should go.
 pub fn loss_by_variant(
@@ -77,17 +95,9 @@ pub fn loss_by_variant(
     lambda: f32,
     threads: usize,
 ) -> Vec<(Variant, usize, f64)> {
-    Variant::ALL
-        .iter()
-        .filter_map(|&v| {
-            let own: Vec<Sample> = samples
-                .iter()
-                .filter(|s| bucket_variant(s.bucket) == v)
-                .cloned()
-                .collect();
-            (!own.is_empty()).then(|| (v, own.len(), mean_loss(model, &own, lambda, threads)))
-        })
-        .collect()
+    loss_by(model, samples, lambda, threads, Variant::ALL, |s| {
+        bucket_variant(s.bucket)
+    })
 }
 
 /// The mean loss of each turn situation's samples: (situation, samples, loss), situations without
@@ -98,16 +108,9 @@ pub fn loss_by_situation(
     lambda: f32,
     threads: usize,
 ) -> Vec<(usize, usize, f64)> {
-    (0..SITUATIONS)
-        .filter_map(|k| {
-            let own: Vec<Sample> = samples
-                .iter()
-                .filter(|s| situation_of(s.bucket) as usize == k)
-                .cloned()
-                .collect();
-            (!own.is_empty()).then(|| (k, own.len(), mean_loss(model, &own, lambda, threads)))
-        })
-        .collect()
+    loss_by(model, samples, lambda, threads, 0..SITUATIONS, |s| {
+        situation_of(s.bucket) as usize
+    })
 }
 
 /// Samples per turn situation.

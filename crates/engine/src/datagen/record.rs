@@ -93,6 +93,15 @@ impl Record {
         })
     }
 
+    /// The network's output bucket for this position: [`crate::nnue::position_bucket`] of the
+    /// position it was made from.
+    pub fn bucket(&self) -> usize {
+        crate::nnue::bucket(
+            crate::nnue::situation(self.variant, self.phase, self.turn, self.double_move),
+            self.occupied.count_ones(),
+        )
+    }
+
     /// The pieces and their squares.
     pub fn pieces(&self) -> impl Iterator<Item = (Piece, Square)> + '_ {
         squares(self.occupied).enumerate().map(|(i, sq)| {
@@ -217,6 +226,7 @@ mod tests {
             assert_eq!(placed, want);
             assert_eq!(back.double_move, pos.state().double_move);
             assert_eq!(back.turn, pos.turn());
+            assert_eq!(back.bucket(), crate::nnue::position_bucket(&pos));
         }
     }
 
