@@ -6,6 +6,7 @@ use engine::nnue::Network;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
+use train::run::mean_loss;
 use train::{load, probe, train, Model, TrainConfig};
 
 #[derive(Args)]
@@ -111,6 +112,25 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
         "initial weights: {}",
         args.init.as_deref().unwrap_or("random")
     );
+    // The network a run starts from, measured on the same validation positions as its epochs: the
+    // figure a fine-tuned network has to beat.
+    if args.init.is_some() {
+        let lines = std::iter::once(format!(
+            "epoch   0  initial weights  validation {:.6}",
+            mean_loss(&model, &va, cfg.lambda, cfg.threads)
+        ))
+        .chain(
+            probe::loss_by_variant(&model, &va, cfg.lambda, cfg.threads)
+                .into_iter()
+                .map(|(v, n, loss)| {
+                    format!("initial weights: validation loss {v}: {loss:.6} over {n} positions")
+                }),
+        );
+        for line in lines {
+            println!("{line}");
+            let _ = writeln!(provenance, "{line}");
+        }
+    }
     let mut failure = None;
     let mut best = f64::INFINITY;
     let mut best_params = None;

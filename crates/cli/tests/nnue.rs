@@ -67,6 +67,7 @@ fn datagen_train_and_load_round_trip() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(out.matches("validation 0.").count(), 3, "{out}");
+    let first_loss = loss_after(&out, "(validation loss ");
     let provenance = std::fs::read_to_string(format!("{net}.txt")).unwrap();
     assert!(provenance.contains("epoch   3"), "{provenance}");
 
@@ -96,12 +97,30 @@ fn datagen_train_and_load_round_trip() {
     let tuned = format!("{net}.tuned");
     let (code, out, err) = run(
         &[
-            "train", "--data", data, "--out", &tuned, "--epochs", "1", "--batch", "64", "--init",
+            "train",
+            "--data",
+            data,
+            "--out",
+            &tuned,
+            "--epochs",
+            "1",
+            "--batch",
+            "64",
+            "--validation",
+            "10",
+            "--init",
             net,
         ],
         None,
     );
     assert_eq!(code, 0, "{out}{err}");
+    // Before training, the run measures the network it starts from on the same validation
+    // positions: what the first run reported for that network (in floats; the file is quantised).
+    let initial = loss_after(&out, "epoch   0  initial weights  validation ");
+    assert!(
+        (initial - first_loss).abs() <= 0.1 * first_loss,
+        "initial {initial}, first run {first_loss}\n{out}"
+    );
     let provenance = std::fs::read_to_string(format!("{tuned}.txt")).unwrap();
     assert!(
         provenance.contains(&format!("initial weights: {net}")),
@@ -113,4 +132,18 @@ fn datagen_train_and_load_round_trip() {
     );
     assert_ne!(code, 0);
     assert!(err.contains(data), "{err}");
+}
+
+/// The number that follows `prefix` in `out`.
+fn loss_after(out: &str, prefix: &str) -> f64 {
+    let at = out
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no {prefix:?} in {out}"))
+        + prefix.len();
+    let text: String = out[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    text.parse()
+        .unwrap_or_else(|e| panic!("{text:?} after {prefix:?}: {e}"))
 }
