@@ -6,7 +6,6 @@ use engine::nnue::Network;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
-use train::run::mean_loss;
 use train::{load, probe, train, Model, TrainConfig};
 
 #[derive(Args)]
@@ -115,20 +114,23 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
     // The network a run starts from, measured on the same validation positions as its epochs: the
     // figure a fine-tuned network has to beat.
     if args.init.is_some() {
-        let lines = std::iter::once(format!(
-            "epoch   0  initial weights  validation {:.6}",
-            mean_loss(&model, &va, cfg.lambda, cfg.threads)
-        ))
-        .chain(
-            probe::loss_by_variant(&model, &va, cfg.lambda, cfg.threads)
-                .into_iter()
-                .map(|(v, n, loss)| {
-                    format!("initial weights: validation loss {v}: {loss:.6} over {n} positions")
-                }),
+        // One pass over the validation positions: the overall loss is the count-weighted mean of
+        // the variants' losses.
+        let by_variant = probe::loss_by_variant(&model, &va, cfg.lambda, cfg.threads);
+        let count: usize = by_variant.iter().map(|&(_, n, _)| n).sum();
+        let total: f64 = by_variant.iter().map(|&(_, n, loss)| n as f64 * loss).sum();
+        emit(
+            &mut provenance,
+            &format!(
+                "epoch   0  initial weights  validation {:.6}",
+                total / count.max(1) as f64
+            ),
         );
-        for line in lines {
-            println!("{line}");
-            let _ = writeln!(provenance, "{line}");
+        for (v, n, loss) in by_variant {
+            emit(
+                &mut provenance,
+                &format!("initial weights: validation loss {v}: {loss:.6} over {n} positions"),
+            );
         }
     }
     let mut failure = None;
@@ -146,8 +148,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
             if kept { " *" } else { "" },
             started.elapsed().as_secs_f64()
         );
-        println!("{line}");
-        let _ = writeln!(provenance, "{line}");
+        emit(&mut provenance, &line);
         let written = if kept {
             best = r.validation_loss;
             best_params = Some(m.params.clone());
@@ -177,18 +178,15 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
             "turn state: {}: {:+.0} cp over {} positions",
             p.what, p.mean_cp, p.positions
         );
-        println!("{line}");
-        let _ = writeln!(provenance, "{line}");
+        emit(&mut provenance, &line);
     }
     for (v, n, loss) in probe::loss_by_variant(&kept, &va, cfg.lambda, cfg.threads) {
         let line = format!("validation loss {v}: {loss:.6} over {n} positions");
-        println!("{line}");
-        let _ = writeln!(provenance, "{line}");
+        emit(&mut provenance, &line);
     }
     for (k, n, loss) in probe::loss_by_situation(&kept, &va, cfg.lambda, cfg.threads) {
         let line = format!("validation loss situation {k:2}: {loss:.6} over {n} positions");
-        println!("{line}");
-        let _ = writeln!(provenance, "{line}");
+        emit(&mut provenance, &line);
     }
     std::fs::write(format!("{}.txt", args.out), &provenance)
         .map_err(|e| format!("writing {}.txt: {e}", args.out))?;
@@ -197,4 +195,11 @@ pub fn run(args: TrainArgs) -> Result<ExitCode, String> {
         args.out, args.out
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints a report line and appends it to the network's provenance (the `.txt` beside it).
+fn emit(provenance: &mut String, line: &str) {
+    println!("{line}");
+    provenance.push_str(line);
+    provenance.push('\n');
 }
