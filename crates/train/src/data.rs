@@ -1,7 +1,8 @@
 //! Training samples: records turned into the two perspectives' active inputs and the labels.
 
 use engine::datagen::{Record, RECORD_BYTES};
-use engine::nnue::feature;
+use engine::nnue::{feature, king_bucket, mirrored_feature};
+use rules::{Color, Role};
 
 /// One position as the trainer uses it.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,11 +19,19 @@ pub struct Sample {
 
 impl Sample {
     pub fn from_record(r: &Record) -> Sample {
+        let king = |c: Color| {
+            r.pieces()
+                .find(|(p, _)| p.color == c && p.role == Role::King)
+                .map(|(_, sq)| sq)
+        };
+        let sides = [r.turn, r.turn.other()];
+        let kb = sides.map(|c| king_bucket(c, king(c)));
         let mut features = [[0u16; 32]; 2];
         let mut count = 0;
         for (i, (piece, sq)) in r.pieces().enumerate() {
-            features[0][i] = feature(r.turn, piece, sq) as u16;
-            features[1][i] = feature(r.turn.other(), piece, sq) as u16;
+            for (side, (&c, &kb)) in sides.iter().zip(&kb).enumerate() {
+                features[side][i] = feature(c, kb, piece, sq) as u16;
+            }
             count += 1;
         }
         Sample {
@@ -42,7 +51,7 @@ impl Sample {
         let mut m = self.clone();
         for side in &mut m.features {
             for f in &mut side[..self.count as usize] {
-                *f ^= 7;
+                *f = mirrored_feature(*f as usize) as u16;
             }
         }
         m

@@ -1,7 +1,8 @@
 //! Accumulators: the first layer's output for both perspectives, and the search's stack of them by
-//! ply, each computed lazily from the one below by the squares whose piece changed.
+//! ply, each computed lazily from the one below by the squares whose piece changed (from scratch for
+//! a perspective whose king changed bucket: then every input changed).
 
-use super::{feature, simd, Network, HIDDEN};
+use super::{board_king_bucket, feature, simd, Network, HIDDEN};
 use rules::bitboard::squares;
 use rules::{Board, Color, Piece, Role};
 
@@ -14,19 +15,23 @@ pub struct Accumulator {
 impl Accumulator {
     /// Computed from scratch.
     pub fn refresh(net: &Network, board: &Board) -> Accumulator {
-        let mut acc = Accumulator {
-            v: [net.ft_bias; 2],
-        };
+        Accumulator {
+            v: Color::ALL.map(|c| Accumulator::perspective(net, board, c)),
+        }
+    }
+
+    /// One perspective's sums, from scratch.
+    fn perspective(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
+        let kb = board_king_bucket(c, board);
+        let mut v = net.ft_bias;
         for sq in squares(board.occupied()) {
             let p = board.piece_at(sq).expect("occupied");
-            for c in Color::ALL {
-                let row = &net.ft_weights[feature(c, p, sq)];
-                for (a, w) in acc.v[c.index()].iter_mut().zip(row) {
-                    *a = a.wrapping_add(*w);
-                }
+            let row = &net.ft_weights[feature(c, kb, p, sq)];
+            for (a, w) in v.iter_mut().zip(row) {
+                *a = a.wrapping_add(*w);
             }
         }
-        acc
+        v
     }
 
     /// `self` = `prev` (for `from`) brought to `to`.
@@ -58,13 +63,18 @@ impl Accumulator {
             return;
         }
         for c in Color::ALL {
+            let kb = board_king_bucket(c, to);
+            if kb != board_king_bucket(c, from) {
+                self.v[c.index()] = Accumulator::perspective(net, to, c);
+                continue;
+            }
             let mut add: [&[i16; HIDDEN]; 32] = [&net.ft_bias; 32];
             let mut sub = add;
             for (slot, (p, sq)) in add.iter_mut().zip(&added[..na]) {
-                *slot = &net.ft_weights[feature(c, *p, *sq)];
+                *slot = &net.ft_weights[feature(c, kb, *p, *sq)];
             }
             for (slot, (p, sq)) in sub.iter_mut().zip(&removed[..nr]) {
-                *slot = &net.ft_weights[feature(c, *p, *sq)];
+                *slot = &net.ft_weights[feature(c, kb, *p, *sq)];
             }
             simd::update(
                 &mut self.v[c.index()],
@@ -135,11 +145,18 @@ mod tests {
     use rules::{Position, Variant};
 
     /// Along random playouts of every variant, the incrementally updated accumulators equal a full
-    /// refresh at every ply, also when plies are skipped (evaluated only now and then).
+    /// refresh at every ply, also when plies are skipped (evaluated only now and then), with the
+    /// embedded network and with one whose every king bucket differs.
     #[test]
     fn incremental_accumulators_equal_a_full_refresh() {
-        let net = embedded();
+        for net in [embedded(), std::sync::Arc::new(Network::random(11))] {
+            check_incremental_updates(&net);
+        }
+    }
+
+    fn check_incremental_updates(net: &Network) {
         let mut rng = SplitMix64::new(5);
+        let mut bucket_changes = 0;
         for v in Variant::ALL {
             for game in 0..20 {
                 let mut stack = AccStack::new(200);
@@ -150,15 +167,24 @@ mod tests {
                     if moves.is_empty() || pos.king_captured().is_some() {
                         break;
                     }
+                    let before = *pos.board();
                     pos = pos.after(moves.as_slice()[rng.below(moves.len())]);
+                    bucket_changes += Color::ALL
+                        .iter()
+                        .filter(|&&c| {
+                            board_king_bucket(c, &before) != board_king_bucket(c, pos.board())
+                        })
+                        .count();
                     stack.enter(ply, pos.board());
                     if (game + ply) % 3 == 0 {
-                        let inc = stack.get(&net, ply).v;
-                        let full = Accumulator::refresh(&net, pos.board()).v;
+                        let inc = stack.get(net, ply).v;
+                        let full = Accumulator::refresh(net, pos.board()).v;
                         assert!(inc == full, "{v}: game {game} ply {ply}");
                     }
                 }
             }
         }
+        // The playouts took kings across buckets, so the refresh on a change was checked too.
+        assert!(bucket_changes > 50, "{bucket_changes} king bucket changes");
     }
 }

@@ -1,5 +1,7 @@
-//! The neural-network evaluation (NNUE): (768 → 256)×2 → 1 with SCReLU and 54 output buckets: 12 turn
-//! situations (variant, phase, Double Moves left), the six common ones split by piece count into 8.
+//! The neural-network evaluation (NNUE): (4 × 768 → 256)×2 → 1 with SCReLU. Each perspective's inputs
+//! are the 768 piece-square features in one of 4 sets by where its own king stands (queenside, centre
+//! or kingside of its first two ranks, or further up); 54 output buckets: 12 turn situations
+//! (variant, phase, Double Moves left), the six common ones split by piece count into 8.
 //! Integer inference: i16 weights and accumulators, i32 output. The file format, the training and
 //! each net's provenance: docs/nnue.md.
 
@@ -11,8 +13,12 @@ pub use accumulator::{AccStack, Accumulator};
 use rules::{Color, Phase, Piece, Position, Square, Variant};
 use std::sync::{Arc, OnceLock};
 
-/// Inputs per perspective: (own, enemy) × role × square.
-pub const INPUTS: usize = 768;
+/// Piece-square features: (own, enemy) × role × square.
+pub const PIECE_INPUTS: usize = 768;
+/// King buckets (see [`king_bucket`]).
+pub const KING_BUCKETS: usize = 4;
+/// Inputs per perspective: a set of piece-square features per king bucket.
+pub const INPUTS: usize = KING_BUCKETS * PIECE_INPUTS;
 /// Accumulator width per perspective.
 pub const HIDDEN: usize = 256;
 /// Turn situations (see [`situation`]).
@@ -58,26 +64,66 @@ const SHAPE: [u32; 6] = [
     QB as u32,
     SCALE as u32,
 ];
-/// Bytes of a network file with `buckets` output layers.
-const fn file_bytes(buckets: usize) -> usize {
-    HEADER_BYTES + 2 * (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets
+/// The file formats read: (inputs, output layers). Earlier nets have one set of piece-square
+/// features for every king square (nets 1–6) and one output layer per situation (nets 1–4).
+const FORMATS: [(usize, usize); 4] = [
+    (INPUTS, BUCKETS),
+    (PIECE_INPUTS, BUCKETS),
+    (INPUTS, SITUATIONS),
+    (PIECE_INPUTS, SITUATIONS),
+];
+/// Bytes of a network file with `inputs` inputs and `buckets` output layers.
+pub const fn file_bytes(inputs: usize, buckets: usize) -> usize {
+    HEADER_BYTES + 2 * (inputs * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets
 }
 /// Bytes of a network file.
-pub const FILE_BYTES: usize = file_bytes(BUCKETS);
-/// Bytes of a file of the earlier format, one output layer per situation (nets 1–4): it is read as
-/// the same layer for all of a situation's buckets, so it evaluates as it always did.
-pub const SITUATION_FILE_BYTES: usize = file_bytes(SITUATIONS);
+pub const FILE_BYTES: usize = file_bytes(INPUTS, BUCKETS);
 
-/// The input index of `piece` on `sq` seen from `perspective`: its own pieces first, the board
-/// flipped for Black so both sides see their pieces from their own side.
+/// The king bucket of `perspective` whose king stands on `king` (from its own side of the board):
+/// 0 files a–c, 1 files d–e, 2 files f–h of its first two ranks; 3 anywhere further up, and with no
+/// king (a Twinmove king just captured). A castled king and one left in the centre see the same
+/// pieces differently; where the king has walked up the board (endgames) one set serves.
 #[inline]
-pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
+pub fn king_bucket(perspective: Color, king: Option<Square>) -> usize {
+    let Some(k) = king else {
+        return KING_BUCKETS - 1;
+    };
+    let s = match perspective {
+        Color::White => k.index(),
+        Color::Black => k.index() ^ 56,
+    };
+    match (s / 8, s % 8) {
+        (0..=1, 0..=2) => 0,
+        (0..=1, 3..=4) => 1,
+        (0..=1, _) => 2,
+        _ => 3,
+    }
+}
+
+/// [`king_bucket`] of `perspective` on `board`.
+#[inline]
+pub fn board_king_bucket(perspective: Color, board: &rules::Board) -> usize {
+    king_bucket(perspective, board.king(perspective))
+}
+
+/// The input index of `piece` on `sq` seen from `perspective` with its king in bucket `kb`: its own
+/// pieces first, the board flipped for Black so both sides see their pieces from their own side.
+#[inline]
+pub fn feature(perspective: Color, kb: usize, piece: Piece, sq: Square) -> usize {
     let own = piece.color == perspective;
     let s = match perspective {
         Color::White => sq.index(),
         Color::Black => sq.index() ^ 56,
     };
-    (!own as usize) * 384 + piece.role.index() * 64 + s
+    kb * PIECE_INPUTS + (!own as usize) * 384 + piece.role.index() * 64 + s
+}
+
+/// The input a feature becomes when the board is mirrored left to right (files a↔h): the square's
+/// file flips, and so does the king's side (queenside and kingside buckets swap).
+#[inline]
+pub fn mirrored_feature(f: usize) -> usize {
+    const MIRROR: [usize; KING_BUCKETS] = [2, 1, 0, 3];
+    MIRROR[f / PIECE_INPUTS] * PIECE_INPUTS + ((f % PIECE_INPUTS) ^ 7)
 }
 
 /// The turn situation: what the side to move may still do in this turn and game.
@@ -133,7 +179,7 @@ pub enum NetError {
     #[error("{0} bytes; a network of its shape has {1}")]
     Size(usize, usize),
     #[error(
-        "the network's shape {0:?} is not this engine's (inputs, hidden, buckets, QA, QB, scale)"
+        "the network's shape {0:?} is not one this engine reads (inputs, hidden, buckets, QA, QB, scale)"
     )]
     Shape([u32; 6]),
 }
@@ -155,8 +201,9 @@ fn read_i16s(bytes: &[u8], out: &mut [i16]) {
 }
 
 impl Network {
-    /// Reads a network file, checking its magic, shape and size. A file of the earlier format (one
-    /// output layer per situation) gets each layer copied to all of its situation's buckets.
+    /// Reads a network file, checking its magic, shape and size. Files of the earlier formats are
+    /// read as the networks they were: one set of piece-square features (nets 1–6) serves every king
+    /// bucket, and one output layer per situation (nets 1–4) all of the situation's buckets.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
         if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
             return Err(NetError::Magic);
@@ -166,15 +213,15 @@ impl Network {
             let at = 8 + 4 * i;
             *s = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         }
-        let mut situation_shape = SHAPE;
-        situation_shape[2] = SITUATIONS as u32;
-        let (layers, expected) = if shape == SHAPE {
-            (BUCKETS, FILE_BYTES)
-        } else if shape == situation_shape {
-            (SITUATIONS, SITUATION_FILE_BYTES)
-        } else {
-            return Err(NetError::Shape(shape));
-        };
+        let (inputs, layers) = FORMATS
+            .into_iter()
+            .find(|&(inputs, layers)| {
+                let mut format = SHAPE;
+                (format[0], format[2]) = (inputs as u32, layers as u32);
+                shape == format
+            })
+            .ok_or(NetError::Shape(shape))?;
+        let expected = file_bytes(inputs, layers);
         if bytes.len() != expected {
             return Err(NetError::Size(bytes.len(), expected));
         }
@@ -185,8 +232,12 @@ impl Network {
             at += n;
             s
         };
-        for row in net.ft_weights.iter_mut() {
-            read_i16s(take(2 * HIDDEN), row);
+        for i in 0..inputs {
+            read_i16s(take(2 * HIDDEN), &mut net.ft_weights[i]);
+        }
+        // Input i of a file without king buckets serves input i of every king bucket.
+        for i in inputs..INPUTS {
+            net.ft_weights[i] = net.ft_weights[i % inputs];
         }
         read_i16s(take(2 * HIDDEN), &mut net.ft_bias);
         // Layer k of the file serves the buckets `targets(k)`: itself, or all of situation k's.
@@ -292,6 +343,28 @@ impl Network {
         ]
     }
 
+    /// A network of small random weights from `seed`, every king bucket and output bucket its own
+    /// (tests: a trained network may leave buckets alike, and a mix-up between them unseen).
+    #[cfg(test)]
+    pub(crate) fn random(seed: u64) -> Network {
+        let mut rng = rules::rng::SplitMix64::new(seed);
+        let mut w = || (rng.next_u64() % 121) as i16 - 60;
+        let mut net = Network::zeroed();
+        for x in net.ft_weights.iter_mut().flatten() {
+            *x = w();
+        }
+        for x in net.ft_bias.iter_mut() {
+            *x = w();
+        }
+        for x in net.out_weights.iter_mut().flatten() {
+            *x = w();
+        }
+        for x in net.out_bias.iter_mut() {
+            *x = w() as i32 * 100;
+        }
+        net
+    }
+
     /// The score in centipawns for `turn` (the side to move) from both perspectives' accumulators.
     #[inline]
     pub fn output(&self, acc: &Accumulator, turn: Color, bucket: usize) -> i32 {
@@ -330,24 +403,31 @@ mod tests {
         let net = embedded();
         let bytes = net.to_bytes();
         assert_eq!(bytes.len(), FILE_BYTES);
-        let file = include_bytes!("../../nets/embedded.nnue");
-        assert_eq!(bytes, file);
         let again = Network::from_bytes(&bytes).unwrap();
         assert_eq!(again.to_bytes(), bytes);
+        // Read from its file (which may be of an earlier format) or from the current format, the
+        // same network.
+        let file = Network::from_bytes(include_bytes!("../../nets/embedded.nnue")).unwrap();
+        assert_eq!(file.to_bytes(), bytes);
     }
 
-    /// A file of the earlier format (one output layer per situation) is the same network at every
-    /// piece count, and written out in the current format it evaluates exactly as before.
+    /// A file of the earliest format (no king buckets, one output layer per situation: nets 1–4) is
+    /// the same network for every king bucket and piece count, and written out in the current
+    /// format it evaluates exactly as before.
     #[test]
-    fn a_situation_file_serves_every_piece_count() {
+    fn an_earlier_format_file_serves_every_king_bucket_and_piece_count() {
         let mut rng = rules::rng::SplitMix64::new(3);
         let mut small = Vec::new();
         small.extend_from_slice(MAGIC);
         for (i, x) in SHAPE.into_iter().enumerate() {
-            let x = if i == 2 { SITUATIONS as u32 } else { x };
+            let x = match i {
+                0 => PIECE_INPUTS as u32,
+                2 => SITUATIONS as u32,
+                _ => x,
+            };
             small.extend_from_slice(&x.to_le_bytes());
         }
-        let i16s = INPUTS * HIDDEN + HIDDEN + SITUATIONS * 2 * HIDDEN;
+        let i16s = PIECE_INPUTS * HIDDEN + HIDDEN + SITUATIONS * 2 * HIDDEN;
         for _ in 0..i16s {
             let w = (rng.next_u64() % 121) as i16 - 60;
             small.extend_from_slice(&w.to_le_bytes());
@@ -355,8 +435,12 @@ mod tests {
         for k in 0..SITUATIONS {
             small.extend_from_slice(&(1000 * k as i32 - 5000).to_le_bytes());
         }
-        assert_eq!(small.len(), SITUATION_FILE_BYTES);
+        let small_bytes = file_bytes(PIECE_INPUTS, SITUATIONS);
+        assert_eq!(small.len(), small_bytes);
         let net = Network::from_bytes(&small).unwrap();
+        for i in 0..INPUTS {
+            assert_eq!(net.ft_weights[i], net.ft_weights[i % PIECE_INPUTS]);
+        }
         let acc = Accumulator::refresh(&net, &rules::Board::standard());
         for s in 0..SITUATIONS {
             let at_32 = net.output(&acc, Color::White, bucket(s, 32));
@@ -369,7 +453,7 @@ mod tests {
         assert_eq!(again.to_bytes(), net.to_bytes());
         assert_eq!(
             Network::from_bytes(&small[..small.len() - 2]).err(),
-            Some(NetError::Size(small.len() - 2, SITUATION_FILE_BYTES))
+            Some(NetError::Size(small.len() - 2, small_bytes))
         );
     }
 
@@ -463,8 +547,58 @@ mod tests {
         let bp = Piece::new(Color::Black, rules::Role::Pawn);
         let e2 = Square::parse("e2").unwrap();
         let e7 = Square::parse("e7").unwrap();
-        assert_eq!(feature(Color::White, wp, e2), feature(Color::Black, bp, e7));
-        assert_eq!(feature(Color::White, bp, e7), feature(Color::Black, wp, e2));
-        assert!(feature(Color::White, bp, e7) >= 384);
+        for kb in 0..KING_BUCKETS {
+            let (w, b) = (Color::White, Color::Black);
+            assert_eq!(feature(w, kb, wp, e2), feature(b, kb, bp, e7));
+            assert_eq!(feature(w, kb, bp, e7), feature(b, kb, wp, e2));
+            assert!(feature(w, kb, bp, e7) % PIECE_INPUTS >= 384);
+            assert_eq!(feature(w, kb, wp, e2) / PIECE_INPUTS, kb);
+        }
+    }
+
+    #[test]
+    fn king_buckets_by_the_kings_side_and_rank() {
+        let sq = |s: &str| Some(Square::parse(s).unwrap());
+        let (w, b) = (Color::White, Color::Black);
+        for (s, expected) in [("b1", 0), ("c2", 0), ("d1", 1), ("e2", 1), ("g1", 2), ("h2", 2)] {
+            assert_eq!(king_bucket(w, sq(s)), expected, "{s}");
+        }
+        for s in ["a3", "e4", "h8", "e8"] {
+            assert_eq!(king_bucket(w, sq(s)), 3, "{s}");
+        }
+        // Black's from its own side: g8 is its kingside, e1 far up the board.
+        assert_eq!(king_bucket(b, sq("g8")), 2);
+        assert_eq!(king_bucket(b, sq("c7")), 0);
+        assert_eq!(king_bucket(b, sq("e8")), 1);
+        assert_eq!(king_bucket(b, sq("e1")), 3);
+        assert_eq!(king_bucket(w, None), KING_BUCKETS - 1);
+    }
+
+    /// Mirroring a feature is the feature of the mirrored piece with the mirrored king, for every
+    /// king square, piece and square, and mirroring twice is the identity.
+    #[test]
+    fn mirrored_features_are_the_features_of_the_mirrored_board() {
+        for c in Color::ALL {
+            for k in 0..64u8 {
+                let (king, mirror_king) = (Square::new(k), Square::new(k ^ 7));
+                for p in 0..12 {
+                    let piece = Piece::new(
+                        Color::ALL[p / 6],
+                        rules::Role::from_index(p % 6),
+                    );
+                    for s in 0..64u8 {
+                        let f = feature(c, king_bucket(c, Some(king)), piece, Square::new(s));
+                        let m = feature(
+                            c,
+                            king_bucket(c, Some(mirror_king)),
+                            piece,
+                            Square::new(s ^ 7),
+                        );
+                        assert_eq!(mirrored_feature(f), m);
+                        assert_eq!(mirrored_feature(m), f);
+                    }
+                }
+            }
+        }
     }
 }
