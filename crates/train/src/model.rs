@@ -1,11 +1,19 @@
 //! The network in floats: one flat parameter vector, a forward pass and its gradient for one sample.
+//!
+//! A *factoriser* stands beside the king buckets: each piece-square feature also has a row shared by
+//! every king bucket, added to its bucket's row in training and merged into it in the quantised
+//! network. What a feature is worth wherever the king stands is learnt from all positions; a bucket's
+//! own row learns only what differs there (four times the inputs on the same data otherwise fit the
+//! training positions and not the held-out ones).
 
 use crate::data::Sample;
-use engine::nnue::{Network, BUCKETS, HIDDEN, INPUTS, SCALE};
+use engine::nnue::{Network, BUCKETS, HIDDEN, INPUTS, PIECE_INPUTS, SCALE};
 use rules::rng::SplitMix64;
 
 pub const FT_W: usize = 0;
-pub const FT_B: usize = FT_W + INPUTS * HIDDEN;
+/// The factoriser: one row per piece-square feature, shared by the king buckets.
+pub const FACT_W: usize = FT_W + INPUTS * HIDDEN;
+pub const FT_B: usize = FACT_W + PIECE_INPUTS * HIDDEN;
 pub const OUT_W: usize = FT_B + HIDDEN;
 pub const OUT_B: usize = OUT_W + BUCKETS * 2 * HIDDEN;
 pub const PARAMS: usize = OUT_B + BUCKETS;
@@ -32,7 +40,8 @@ pub fn target(s: &Sample, lambda: f32) -> f32 {
 }
 
 impl Model {
-    /// Random weights from `seed`: each layer uniform in ±1/√fan-in.
+    /// Random weights from `seed`: each layer uniform in ±1/√fan-in, the first layer in the
+    /// factoriser (the king buckets' own rows start at zero: every bucket starts alike).
     pub fn new(seed: u64) -> Model {
         let mut rng = SplitMix64::new(seed);
         let mut params = vec![0.0f32; PARAMS];
@@ -41,17 +50,26 @@ impl Model {
                 *p = (rng.next_f64() as f32 * 2.0 - 1.0) * scale;
             }
         };
-        fill(FT_W..FT_B, 1.0 / (32.0f32).sqrt());
+        fill(FACT_W..FT_B, 1.0 / (32.0f32).sqrt());
         fill(OUT_W..OUT_B, 1.0 / (2.0 * HIDDEN as f32).sqrt());
         Model { params }
+    }
+
+    /// The two first-layer rows of input `f`: its king bucket's and the factoriser's.
+    #[inline]
+    fn rows(f: u16) -> [usize; 2] {
+        let f = f as usize;
+        [FT_W + f * HIDDEN, FACT_W + (f % PIECE_INPUTS) * HIDDEN]
     }
 
     fn accumulate(&self, feats: &[u16], acc: &mut [f32; HIDDEN]) {
         acc.copy_from_slice(&self.params[FT_B..FT_B + HIDDEN]);
         for &f in feats {
-            let row = &self.params[FT_W + f as usize * HIDDEN..][..HIDDEN];
-            for (a, w) in acc.iter_mut().zip(row) {
-                *a += w;
+            for at in Model::rows(f) {
+                let row = &self.params[at..][..HIDDEN];
+                for (a, w) in acc.iter_mut().zip(row) {
+                    *a += w;
+                }
             }
         }
     }
@@ -104,9 +122,11 @@ impl Model {
                 *gb += d;
             }
             for &f in &feats[..n] {
-                let row = &mut grad[FT_W + f as usize * HIDDEN..][..HIDDEN];
-                for (g, d) in row.iter_mut().zip(dacc) {
-                    *g += d;
+                for at in Model::rows(f) {
+                    let row = &mut grad[at..][..HIDDEN];
+                    for (g, d) in row.iter_mut().zip(dacc) {
+                        *g += d;
+                    }
                 }
             }
         }
@@ -119,18 +139,34 @@ impl Model {
         e * e
     }
 
-    /// A model starting from a network's weights (fine-tuning an earlier network on new data).
+    /// A model starting from a network's weights (fine-tuning an earlier network on new data): the
+    /// king buckets' rows are the network's, the factoriser starts at zero.
     pub fn from_network(net: &Network) -> Model {
-        let params: Vec<f32> = net.dequantise().into_iter().flatten().collect();
+        let [ft_w, ft_b, out_w, out_b] = net.dequantise();
+        let mut params = ft_w;
+        params.resize(FT_B, 0.0);
+        params.extend(ft_b.into_iter().chain(out_w).chain(out_b));
         debug_assert_eq!(params.len(), PARAMS);
         Model { params }
+    }
+
+    /// The first layer's weights as the network has them: each king bucket's row plus the
+    /// factoriser's row of its piece-square feature.
+    pub fn merged_ft_weights(&self) -> Vec<f32> {
+        let p = &self.params;
+        (0..INPUTS)
+            .flat_map(|f| {
+                let [own, shared] = Model::rows(f as u16);
+                (0..HIDDEN).map(move |j| p[own + j] + p[shared + j])
+            })
+            .collect()
     }
 
     /// The engine's quantised network.
     pub fn quantise(&self) -> Network {
         let p = &self.params;
         Network::quantise(
-            &p[FT_W..FT_B],
+            &self.merged_ft_weights(),
             &p[FT_B..OUT_W],
             &p[OUT_W..OUT_B],
             &p[OUT_B..PARAMS],
@@ -160,7 +196,8 @@ mod tests {
         let mut grad = vec![0.0; PARAMS];
         m.backward(&s, 0.5, &mut grad);
         let f = s.features[0][3] as usize;
-        for i in [FT_W + f * HIDDEN + 5, FT_B + 7, OUT_W + 11, OUT_B] {
+        let shared = FACT_W + (f % PIECE_INPUTS) * HIDDEN + 5;
+        for i in [FT_W + f * HIDDEN + 5, shared, FT_B + 7, OUT_W + 11, OUT_B] {
             let h = 1e-2;
             let x = m.params[i];
             m.params[i] = x + h;
@@ -186,21 +223,25 @@ mod tests {
         for p in &mut m.params[OUT_B..] {
             *p = 0.05;
         }
+        // King buckets that differ, on top of the random factoriser.
+        for (i, p) in m.params[FT_W..FACT_W].iter_mut().enumerate() {
+            *p = ((i % 7) as f32 - 3.0) * 0.01;
+        }
         let net = m.quantise();
         let back = Model::from_network(&net);
         assert_eq!(back.params.len(), PARAMS);
+        assert!(back.params[FACT_W..FT_B].iter().all(|&p| p == 0.0));
         assert_eq!(back.quantise().to_bytes(), net.to_bytes());
-        let step = |i: usize| match i {
-            i if i < OUT_W => 1.0 / engine::nnue::QA as f32,
-            i if i < OUT_B => 1.0 / engine::nnue::QB as f32,
-            _ => 1.0 / (engine::nnue::QA * engine::nnue::QB) as f32,
+        let (qa, qb) = (engine::nnue::QA as f32, engine::nnue::QB as f32);
+        let close = |a: &[f32], b: &[f32], step: f32| {
+            for (i, (a, b)) in a.iter().zip(b).enumerate() {
+                assert!((a - b).abs() <= step / 2.0 + 1e-6, "{i}: {a} vs {b}");
+            }
         };
-        for (i, (a, b)) in m.params.iter().zip(&back.params).enumerate() {
-            assert!(
-                (a - b).abs() <= step(i) / 2.0 + 1e-6,
-                "param {i}: {a} vs {b}"
-            );
-        }
+        close(&m.merged_ft_weights(), &back.merged_ft_weights(), 1.0 / qa);
+        close(&m.params[FT_B..OUT_W], &back.params[FT_B..OUT_W], 1.0 / qa);
+        close(&m.params[OUT_W..OUT_B], &back.params[OUT_W..OUT_B], 1.0 / qb);
+        close(&m.params[OUT_B..], &back.params[OUT_B..], 1.0 / (qa * qb));
     }
 
     /// The quantised network in the engine agrees with the float model to a few centipawns.
