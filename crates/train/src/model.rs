@@ -240,7 +240,11 @@ mod tests {
         };
         close(&m.merged_ft_weights(), &back.merged_ft_weights(), 1.0 / qa);
         close(&m.params[FT_B..OUT_W], &back.params[FT_B..OUT_W], 1.0 / qa);
-        close(&m.params[OUT_W..OUT_B], &back.params[OUT_W..OUT_B], 1.0 / qb);
+        close(
+            &m.params[OUT_W..OUT_B],
+            &back.params[OUT_W..OUT_B],
+            1.0 / qb,
+        );
         close(&m.params[OUT_B..], &back.params[OUT_B..], 1.0 / (qa * qb));
     }
 

@@ -560,7 +560,14 @@ mod tests {
     fn king_buckets_by_the_kings_side_and_rank() {
         let sq = |s: &str| Some(Square::parse(s).unwrap());
         let (w, b) = (Color::White, Color::Black);
-        for (s, expected) in [("b1", 0), ("c2", 0), ("d1", 1), ("e2", 1), ("g1", 2), ("h2", 2)] {
+        for (s, expected) in [
+            ("b1", 0),
+            ("c2", 0),
+            ("d1", 1),
+            ("e2", 1),
+            ("g1", 2),
+            ("h2", 2),
+        ] {
             assert_eq!(king_bucket(w, sq(s)), expected, "{s}");
         }
         for s in ["a3", "e4", "h8", "e8"] {
@@ -582,10 +589,7 @@ mod tests {
             for k in 0..64u8 {
                 let (king, mirror_king) = (Square::new(k), Square::new(k ^ 7));
                 for p in 0..12 {
-                    let piece = Piece::new(
-                        Color::ALL[p / 6],
-                        rules::Role::from_index(p % 6),
-                    );
+                    let piece = Piece::new(Color::ALL[p / 6], rules::Role::from_index(p % 6));
                     for s in 0..64u8 {
                         let f = feature(c, king_bucket(c, Some(king)), piece, Square::new(s));
                         let m = feature(
