@@ -88,10 +88,7 @@ pub fn king_bucket(perspective: Color, king: Option<Square>) -> usize {
     let Some(k) = king else {
         return KING_BUCKETS - 1;
     };
-    let s = match perspective {
-        Color::White => k.index(),
-        Color::Black => k.index() ^ 56,
-    };
+    let s = relative(perspective, k);
     match (s / 8, s % 8) {
         (0..=1, 0..=2) => 0,
         (0..=1, 3..=4) => 1,
@@ -111,11 +108,16 @@ pub fn board_king_bucket(perspective: Color, board: &rules::Board) -> usize {
 #[inline]
 pub fn feature(perspective: Color, kb: usize, piece: Piece, sq: Square) -> usize {
     let own = piece.color == perspective;
-    let s = match perspective {
+    kb * PIECE_INPUTS + (!own as usize) * 384 + piece.role.index() * 64 + relative(perspective, sq)
+}
+
+/// `sq`'s index seen from `perspective`'s side: the board flipped vertically for Black.
+#[inline]
+fn relative(perspective: Color, sq: Square) -> usize {
+    match perspective {
         Color::White => sq.index(),
         Color::Black => sq.index() ^ 56,
-    };
-    kb * PIECE_INPUTS + (!own as usize) * 384 + piece.role.index() * 64 + s
+    }
 }
 
 /// The input a feature becomes when the board is mirrored left to right (files a↔h): the square's
