@@ -128,6 +128,8 @@ pub struct MovePicker {
     moves: MoveList,
     scores: [i32; MoveList::CAPACITY],
     next: usize,
+    /// Set by [`MovePicker::skip_quiets`]: only captures are handed out from then on.
+    captures_only: bool,
 }
 
 impl Default for MovePicker {
@@ -142,6 +144,7 @@ impl MovePicker {
             moves: MoveList::new(),
             scores: [0; MoveList::CAPACITY],
             next: 0,
+            captures_only: false,
         }
     }
 
@@ -168,6 +171,32 @@ impl MovePicker {
             };
         }
         self.next = 0;
+        self.captures_only = false;
+    }
+
+    /// From now on hand out only the remaining captures (the losing ones: the table's move, the
+    /// winning captures and queen promotions come before any quiet move), in their order. The
+    /// search calls this in orthodox chess once late-move pruning skips every further quiet move;
+    /// without it each skipped move would cost a scan of all the moves left.
+    pub fn skip_quiets(&mut self) {
+        if self.captures_only {
+            return;
+        }
+        self.captures_only = true;
+        // Keep the moves handed out and, after them, only the captures, in their current relative
+        // order; the quiet moves and under-promotions among them are dropped.
+        let next = self.next;
+        let scores = &mut self.scores;
+        let (mut i, mut kept) = (0, 0);
+        self.moves.retain(|_| {
+            let keep = i < next || Stage::of(scores[i]) == Stage::BadCapture;
+            if keep {
+                scores[kept] = scores[i];
+                kept += 1;
+            }
+            i += 1;
+            keep
+        });
     }
 
     pub fn is_empty(&self) -> bool {
@@ -256,6 +285,60 @@ mod tests {
             assert_eq!(stage_of(quiets[0]), Stage::Killer);
             assert_eq!(stage_of(quiets[2]), Stage::Countermove);
             assert_eq!(stage_of(quiets[3]), Stage::Quiet);
+        }
+    }
+
+    /// After `skip_quiets` the picker hands out exactly the losing captures not yet handed out, in
+    /// the order it would have handed them out without skipping (up to ties in score).
+    #[test]
+    fn skipping_quiets_leaves_the_losing_captures() {
+        // Each side has captures that win, lose and trade, quiet moves and under-promotions.
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "1n2k3/P2p2p1/2p1p3/1q3b2/2N1P1n1/1Q3P2/2PR4/4K1R1 w - - 0 1",
+            "r1bq1rk1/pp3ppp/2n1pn2/2bp4/2P5/P1N1PN2/1PQ2PPP/R1B1KB1R w KQ - 0 8",
+        ];
+        let history = History::new(4);
+        let hints = Hints::default();
+        for fen in fens {
+            let pos = Position::from_fen(Variant::Chess, fen).unwrap();
+            let mut full = MovePicker::new();
+            full.generate(&pos, &hints, &history, false);
+            let mut order = Vec::new();
+            while let Some(m) = full.next_move() {
+                order.push(m);
+            }
+            let stage_of = |m: Move| Stage::of(order_score(&pos, m, &hints, &history));
+            let first_quiet = order
+                .iter()
+                .position(|&m| stage_of(m) == Stage::Quiet)
+                .unwrap();
+            let losing: Vec<Move> = order
+                .iter()
+                .copied()
+                .filter(|&m| stage_of(m) == Stage::BadCapture)
+                .collect();
+            assert!(!losing.is_empty(), "{fen}: no losing capture to test with");
+            let mut picker = MovePicker::new();
+            picker.generate(&pos, &hints, &history, false);
+            for &m in &order[..=first_quiet] {
+                assert_eq!(picker.next_move(), Some(m), "{fen}");
+            }
+            picker.skip_quiets();
+            let mut rest = Vec::new();
+            while let Some(m) = picker.next_move() {
+                rest.push(m);
+            }
+            let score = |m: Move| order_score(&pos, m, &hints, &history);
+            assert_eq!(
+                rest.iter().map(|&m| score(m)).collect::<Vec<_>>(),
+                losing.iter().map(|&m| score(m)).collect::<Vec<_>>(),
+                "{fen}"
+            );
+            let (mut a, mut b) = (rest.clone(), losing.clone());
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "{fen}");
         }
     }
 }

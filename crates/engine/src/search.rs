@@ -1143,12 +1143,14 @@ impl Worker {
                     if skip_quiets {
                         continue;
                     }
-                    if !pv_node && depth <= 8 && quiet_count as i32 >= lmp_limit {
+                    if !pv_node
+                        && depth <= 8
+                        && (quiet_count as i32 >= lmp_limit || eval + 100 + 100 * depth <= alpha)
+                    {
                         skip_quiets = true;
-                        continue;
-                    }
-                    if !pv_node && depth <= 8 && eval + 100 + 100 * depth <= alpha {
-                        skip_quiets = true;
+                        if pos.variant() == Variant::Chess {
+                            self.stack[ply].picker.skip_quiets();
+                        }
                         continue;
                     }
                     if depth <= 8 && !see_ge(pos, m, -25 * depth * depth) {
