@@ -31,6 +31,9 @@ const KILLER_1: i32 = 15_000_000;
 const KILLER_2: i32 = 14_000_000;
 const COUNTERMOVE: i32 = 13_000_000;
 const BAD_CAPTURE: i32 = -10_000_000;
+/// A plain quiet move's score until the picker reaches the quiet moves and scores them: below any
+/// history score (each of its three terms is within ±16,384), above the losing captures.
+const QUIET_UNSCORED: i32 = -5_000_000;
 const UNDER_PROMOTION: i32 = -20_000_000;
 
 impl Stage {
@@ -96,31 +99,44 @@ pub struct Hints {
 
 /// The main search's ordering score of `m` (higher first; see [`Stage`]).
 pub fn order_score(pos: &Position, m: Move, hints: &Hints, history: &History) -> i32 {
+    order_score_before_history(pos, m, hints, history)
+        .unwrap_or_else(|| history.quiet_score(pos, m, &hints.context))
+}
+
+/// [`order_score`], except for a plain quiet move (not the table's move, a killer or the
+/// countermove), which is `None`: it is scored by history only when the picker reaches it, so a
+/// node that cuts off before its quiet moves never reads their history.
+fn order_score_before_history(
+    pos: &Position,
+    m: Move,
+    hints: &Hints,
+    history: &History,
+) -> Option<i32> {
     if Some(m) == hints.tt_move {
-        return TT_MOVE;
+        return Some(TT_MOVE);
     }
     if is_capture(pos, m) {
-        return if see_ge(pos, m, 0) {
+        return Some(if see_ge(pos, m, 0) {
             GOOD_CAPTURE + capture_order(pos, m, history)
         } else {
             BAD_CAPTURE + capture_order(pos, m, history)
-        };
+        });
     }
     match m.promotion() {
-        Some(Role::Queen) => return QUEEN_PROMOTION,
-        Some(_) => return UNDER_PROMOTION,
+        Some(Role::Queen) => return Some(QUEEN_PROMOTION),
+        Some(_) => return Some(UNDER_PROMOTION),
         None => {}
     }
     if hints.killers[0] == Some(m) {
-        return KILLER_1;
+        return Some(KILLER_1);
     }
     if hints.killers[1] == Some(m) {
-        return KILLER_2;
+        return Some(KILLER_2);
     }
     if hints.counter == Some(m) {
-        return COUNTERMOVE;
+        return Some(COUNTERMOVE);
     }
-    history.quiet_score(pos, m, &hints.context)
+    None
 }
 
 /// The moves of one node and their ordering scores.
@@ -130,6 +146,10 @@ pub struct MovePicker {
     next: usize,
     /// Set by [`MovePicker::skip_quiets`]: only captures are handed out from then on.
     captures_only: bool,
+    /// In orthodox chess plain quiet moves wait at [`QUIET_UNSCORED`] until every better move was
+    /// handed out.
+    unscored: bool,
+    context: Context,
 }
 
 impl Default for MovePicker {
@@ -145,6 +165,8 @@ impl MovePicker {
             scores: [0; MoveList::CAPACITY],
             next: 0,
             captures_only: false,
+            unscored: false,
+            context: Context::default(),
         }
     }
 
@@ -162,12 +184,24 @@ impl MovePicker {
         } else {
             pos.legal_moves_into(&mut self.moves);
         }
+        self.unscored = false;
+        self.context = hints.context;
+        let lazy = pos.variant() == rules::Variant::Chess;
         for i in 0..self.moves.len() {
             let m = self.moves.as_slice()[i];
             self.scores[i] = if tactical_only && Some(m) != hints.tt_move {
                 capture_order(pos, m, history) + m.promotion().map_or(0, |r| PIECE_VALUE[r.index()])
             } else {
-                order_score(pos, m, hints, history)
+                match order_score_before_history(pos, m, hints, history) {
+                    Some(score) => score,
+                    // Orthodox chess only, where a match showed it (docs/engine.md, "Move
+                    // picking speed"); the variants' search is kept as it was measured.
+                    None if lazy => {
+                        self.unscored = true;
+                        QUIET_UNSCORED
+                    }
+                    None => history.quiet_score(pos, m, &hints.context),
+                }
             };
         }
         self.next = 0;
@@ -203,18 +237,24 @@ impl MovePicker {
         self.moves.is_empty()
     }
 
-    /// The next move to try: the best-scored one not tried yet.
+    /// The next move to try: the best-scored one not tried yet. `history` scores the plain quiet
+    /// moves when they are reached (it is the search's history at that moment).
     #[inline]
-    pub fn next_move(&mut self) -> Option<Move> {
+    pub fn next_move(&mut self, pos: &Position, history: &History) -> Option<Move> {
         let n = self.moves.len();
         if self.next >= n {
             return None;
         }
-        let mut best = self.next;
-        for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        let mut best = self.best_from(self.next);
+        if self.unscored && self.scores[best] == QUIET_UNSCORED {
+            self.unscored = false;
+            for i in self.next..n {
+                if self.scores[i] == QUIET_UNSCORED {
+                    self.scores[i] =
+                        history.quiet_score(pos, self.moves.as_slice()[i], &self.context);
+                }
             }
+            best = self.best_from(self.next);
         }
         let m = self.moves.as_slice()[best];
         if best != self.next {
@@ -223,6 +263,18 @@ impl MovePicker {
         }
         self.next += 1;
         Some(m)
+    }
+
+    /// The index of the best-scored move from `from` on (the first of equals).
+    #[inline]
+    fn best_from(&self, from: usize) -> usize {
+        let mut best = from;
+        for i in from + 1..self.moves.len() {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
+        best
     }
 }
 
@@ -269,7 +321,7 @@ mod tests {
             picker.generate(&pos, &hints, &history, false);
             let mut picked = Vec::new();
             let mut last = Stage::TtMove;
-            while let Some(m) = picker.next_move() {
+            while let Some(m) = picker.next_move(&pos, &history) {
                 let stage = Stage::of(order_score(&pos, m, &hints, &history));
                 assert!(stage >= last, "{fen}: {m:?} in {stage:?} after {last:?}");
                 last = stage;
@@ -305,7 +357,7 @@ mod tests {
             let mut full = MovePicker::new();
             full.generate(&pos, &hints, &history, false);
             let mut order = Vec::new();
-            while let Some(m) = full.next_move() {
+            while let Some(m) = full.next_move(&pos, &history) {
                 order.push(m);
             }
             let stage_of = |m: Move| Stage::of(order_score(&pos, m, &hints, &history));
@@ -322,11 +374,11 @@ mod tests {
             let mut picker = MovePicker::new();
             picker.generate(&pos, &hints, &history, false);
             for &m in &order[..=first_quiet] {
-                assert_eq!(picker.next_move(), Some(m), "{fen}");
+                assert_eq!(picker.next_move(&pos, &history), Some(m), "{fen}");
             }
             picker.skip_quiets();
             let mut rest = Vec::new();
-            while let Some(m) = picker.next_move() {
+            while let Some(m) = picker.next_move(&pos, &history) {
                 rest.push(m);
             }
             let score = |m: Move| order_score(&pos, m, &hints, &history);

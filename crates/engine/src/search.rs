@@ -953,8 +953,8 @@ impl Worker {
     }
 
     #[inline]
-    fn next_move(&mut self, ply: usize) -> Option<Move> {
-        self.stack[ply].picker.next_move()
+    fn next_move(&mut self, pos: &Position, ply: usize) -> Option<Move> {
+        self.stack[ply].picker.next_move(pos, &self.history)
     }
 
     fn negamax(&mut self, pos: &Position, depth: i32, alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -1125,7 +1125,7 @@ impl Worker {
         let mut searched = 0;
         let mut skip_quiets = false;
         let lmp_limit = (3 + depth * depth) / (2 - improving as i32);
-        while let Some(m) = self.next_move(ply) {
+        while let Some(m) = self.next_move(pos, ply) {
             if Some(m) == excluded {
                 continue;
             }
@@ -1357,7 +1357,7 @@ impl Worker {
             self.generate(pos, ply, tt_move, !threats);
         }
         let mut best_move = None;
-        while let Some(m) = self.next_move(ply) {
+        while let Some(m) = self.next_move(pos, ply) {
             if threats && !is_tactical(pos, m) {
                 if !sets_up_capture(pos, m) {
                     continue;
