@@ -9,7 +9,7 @@
 use crate::eval::PIECE_VALUE;
 use crate::history::{Context, History};
 use crate::see::see_ge;
-use rules::{Move, MoveList, Position, Role};
+use rules::{Move, MoveList, Position, Role, Variant};
 
 /// The ordering stages, best first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -139,13 +139,19 @@ fn order_score_before_history(
     None
 }
 
+/// Whether the picker scores plain quiet moves only when it reaches them and the search drops the
+/// remaining quiet moves at once ([`MovePicker::skip_quiets`]) once late-move pruning stops them:
+/// orthodox chess, where every move hands the turn over and a match showed the gain (docs/engine.md,
+/// "Move picking speed"). The variants keep the picking they were measured with.
+pub fn quick_picking(variant: Variant) -> bool {
+    variant == Variant::Chess
+}
+
 /// The moves of one node and their ordering scores.
 pub struct MovePicker {
     moves: MoveList,
     scores: [i32; MoveList::CAPACITY],
     next: usize,
-    /// Set by [`MovePicker::skip_quiets`]: only captures are handed out from then on.
-    captures_only: bool,
     /// In orthodox chess plain quiet moves wait at [`QUIET_UNSCORED`] until every better move was
     /// handed out.
     unscored: bool,
@@ -164,7 +170,6 @@ impl MovePicker {
             moves: MoveList::new(),
             scores: [0; MoveList::CAPACITY],
             next: 0,
-            captures_only: false,
             unscored: false,
             context: Context::default(),
         }
@@ -186,7 +191,7 @@ impl MovePicker {
         }
         self.unscored = false;
         self.context = hints.context;
-        let lazy = pos.variant() == rules::Variant::Chess;
+        let lazy = quick_picking(pos.variant());
         for i in 0..self.moves.len() {
             let m = self.moves.as_slice()[i];
             self.scores[i] = if tactical_only && Some(m) != hints.tt_move {
@@ -194,8 +199,6 @@ impl MovePicker {
             } else {
                 match order_score_before_history(pos, m, hints, history) {
                     Some(score) => score,
-                    // Orthodox chess only, where a match showed it (docs/engine.md, "Move
-                    // picking speed"); the variants' search is kept as it was measured.
                     None if lazy => {
                         self.unscored = true;
                         QUIET_UNSCORED
@@ -205,18 +208,14 @@ impl MovePicker {
             };
         }
         self.next = 0;
-        self.captures_only = false;
     }
 
     /// From now on hand out only the remaining captures (the losing ones: the table's move, the
     /// winning captures and queen promotions come before any quiet move), in their order. The
     /// search calls this in orthodox chess once late-move pruning skips every further quiet move;
-    /// without it each skipped move would cost a scan of all the moves left.
+    /// without it each skipped move would cost a scan of all the moves left. Calling it again
+    /// changes nothing: only losing captures are left after the moves handed out.
     pub fn skip_quiets(&mut self) {
-        if self.captures_only {
-            return;
-        }
-        self.captures_only = true;
         // Keep the moves handed out and, after them, only the captures, in their current relative
         // order; the quiet moves and under-promotions among them are dropped.
         let next = self.next;

@@ -5,7 +5,9 @@
 use crate::correction::CorrectionHistory;
 use crate::eval::{self, PIECE_VALUE};
 use crate::history::{Context, History, PieceTo};
-use crate::movepick::{is_capture, is_tactical, order_score, victim_value, Hints, MovePicker};
+use crate::movepick::{
+    is_capture, is_tactical, order_score, quick_picking, victim_value, Hints, MovePicker,
+};
 use crate::nnue::{self, AccStack, Network};
 use crate::see::see_ge;
 use crate::tt::{Bound, Entry, TranspositionTable};
@@ -1130,10 +1132,6 @@ impl Worker {
                 continue;
             }
             let tactical = is_tactical(pos, m);
-            // In orthodox chess every move hands the turn over, and quiet checks may go as well.
-            if skip_quiets && !tactical && pos.variant() == Variant::Chess {
-                continue;
-            }
             let child = pos.after(m);
             let passes = child.turn() != pos.turn();
             let gives_check = passes && !pos.variant().king_capture() && child.in_check();
@@ -1148,7 +1146,7 @@ impl Worker {
                         && (quiet_count as i32 >= lmp_limit || eval + 100 + 100 * depth <= alpha)
                     {
                         skip_quiets = true;
-                        if pos.variant() == Variant::Chess {
+                        if quick_picking(pos.variant()) {
                             self.stack[ply].picker.skip_quiets();
                         }
                         continue;
