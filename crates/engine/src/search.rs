@@ -1133,6 +1133,7 @@ impl Worker {
             }
             let tactical = is_tactical(pos, m);
             let child = pos.after(m);
+            self.tt.prefetch(child.hash());
             let passes = child.turn() != pos.turn();
             let gives_check = passes && !pos.variant().king_capture() && child.in_check();
             // Late moves that hand the turn over, in a position that is not lost: prune the hopeless.
@@ -1373,6 +1374,7 @@ impl Worker {
                 }
             }
             let child = pos.after(m);
+            self.tt.prefetch(child.hash());
             self.nodes += 1;
             let score = self.child_qsearch(pos, &child, alpha, beta, ply + 1);
             if self.aborted {

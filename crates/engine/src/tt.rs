@@ -171,6 +171,23 @@ impl TranspositionTable {
         Entry::unpack(check ^ data, data)
     }
 
+    /// Starts loading `key`'s slot into the cache, so that the probe a little later (the child
+    /// node's, after the move is made) does not wait for memory: in a chess search with the
+    /// default 64 MB table three quarters of `Worker::node`'s own time was that load.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        let slot = &self.slots[key as usize & self.mask];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is only a hint to the cache: it reads nothing into the program, writes
+        // nothing and cannot fault, and the address is that of a live slot of this table.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast::<i8>());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {
         self.read(key).filter(|e| e.key == key)
@@ -296,6 +313,34 @@ mod tests {
         tt.slots[5].check.store(check_a, Ordering::Relaxed);
         assert_eq!(tt.probe(a), None);
         assert_eq!(tt.probe(b), None);
+    }
+
+    /// A prefetch (the `unsafe` hint) changes nothing a probe finds: two tables given the same
+    /// stores, one prefetched before every probe and store (keys present, absent and sharing
+    /// slots), answer every probe alike.
+    #[test]
+    fn prefetching_changes_no_probe() {
+        let (plain, fetched) = (
+            TranspositionTable::with_entries(1024),
+            TranspositionTable::with_entries(1024),
+        );
+        let mut rng = SplitMix64::new(11);
+        let keys: Vec<u64> = (0..4096).map(|_| rng.next_u64()).collect();
+        for (i, &key) in keys.iter().enumerate() {
+            let e = expected(key);
+            if i % 3 != 0 {
+                plain.store(key, e.best, e.score, e.eval as i32, e.depth as i32, e.bound);
+                fetched.prefetch(key);
+                fetched.store(key, e.best, e.score, e.eval as i32, e.depth as i32, e.bound);
+            }
+            let probe = keys[(i * 7) % (i + 1)];
+            fetched.prefetch(probe);
+            assert_eq!(plain.probe(probe), fetched.probe(probe));
+        }
+        for &key in &keys {
+            fetched.prefetch(key);
+            assert_eq!(plain.probe(key), fetched.probe(key));
+        }
     }
 
     /// What the hammering threads write for `key`: everything derived from the key, so any reader
