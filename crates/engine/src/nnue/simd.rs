@@ -16,6 +16,25 @@ fn update_body(
     add: &[&[i16; HIDDEN]],
     sub: &[&[i16; HIDDEN]],
 ) {
+    // The search's common cases with the row counts known at compile time, so the loop over the
+    // rows unrolls: a quiet move (1, 1), a capture (1, 2), castling (2, 2).
+    match (add, sub) {
+        ([a], [s]) => update_rows(dst, src, &[*a], &[*s]),
+        ([a], [s, t]) => update_rows(dst, src, &[*a], &[*s, *t]),
+        ([a, b], [s, t]) => update_rows(dst, src, &[*a, *b], &[*s, *t]),
+        _ => update_rows(dst, src, add, sub),
+    }
+}
+
+/// The loop of [`update_body`]; inlined, so with row lists of a length known where it is called
+/// the loops over the rows unroll.
+#[inline(always)]
+fn update_rows(
+    dst: &mut [i16; HIDDEN],
+    src: &[i16; HIDDEN],
+    add: &[&[i16; HIDDEN]],
+    sub: &[&[i16; HIDDEN]],
+) {
     for (i, (d, s)) in dst
         .chunks_exact_mut(LANES)
         .zip(src.chunks_exact(LANES))
@@ -131,15 +150,25 @@ mod tests {
             let w = random_row(&mut rng, 127);
             assert_eq!(screlu_dot(&acc, &w), screlu_dot_portable(&acc, &w));
             let src = random_row(&mut rng, 3000);
-            let rows: Vec<[i16; HIDDEN]> = (0..4).map(|_| random_row(&mut rng, 360)).collect();
-            let (mut a, mut b) = ([0; HIDDEN], [0; HIDDEN]);
-            update(&mut a, &src, &[&rows[0], &rows[1]], &[&rows[2], &rows[3]]);
-            update_portable(&mut b, &src, &[&rows[0], &rows[1]], &[&rows[2], &rows[3]]);
-            assert_eq!(a, b);
-            let want: Vec<i16> = (0..HIDDEN)
-                .map(|i| src[i] + rows[0][i] + rows[1][i] - rows[2][i] - rows[3][i])
-                .collect();
-            assert_eq!(a.to_vec(), want);
+            let rows: Vec<[i16; HIDDEN]> = (0..6).map(|_| random_row(&mut rng, 360)).collect();
+            // Every shape, the unrolled ones (1, 1), (1, 2) and (2, 2) among them.
+            for n_add in 0..=3 {
+                for n_sub in 0..=3 {
+                    let add: Vec<&[i16; HIDDEN]> = rows[..n_add].iter().collect();
+                    let sub: Vec<&[i16; HIDDEN]> = rows[3..3 + n_sub].iter().collect();
+                    let (mut a, mut b) = ([0; HIDDEN], [0; HIDDEN]);
+                    update(&mut a, &src, &add, &sub);
+                    update_portable(&mut b, &src, &add, &sub);
+                    assert_eq!(a, b);
+                    let want: Vec<i16> = (0..HIDDEN)
+                        .map(|i| {
+                            src[i] + add.iter().map(|r| r[i]).sum::<i16>()
+                                - sub.iter().map(|r| r[i]).sum::<i16>()
+                        })
+                        .collect();
+                    assert_eq!(a.to_vec(), want, "{n_add} added, {n_sub} removed");
+                }
+            }
         }
         // The largest sum the clipping allows does not overflow.
         let acc = [QA as i16; HIDDEN];
