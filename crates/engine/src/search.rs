@@ -132,8 +132,8 @@ pub enum EvalChoice {
 /// cap, LLR 2.43 of 2.94). Net 4 beat net 3 in chess, Double Move and Twinmove and held level in Two
 /// Move; net 4 against the hand-written evaluation in Two Move was H1 too. Nets 5 and 6 followed on
 /// lower validation losses and chess matches against their predecessor; net 6 then held level or
-/// better against net 5 in every variant, net 7kf (king buckets) against net 6, and net 9 (embedded since) against net 7kf
-/// (docs/nnue.md). A variant added later starts with the hand-written evaluation.
+/// better against net 5 in every variant, net 7kf (king buckets) against net 6, and net 9 (embedded
+/// since) against net 7kf (docs/nnue.md). A variant added later starts with the hand-written evaluation.
 pub fn network_by_default(variant: Variant) -> bool {
     matches!(
         variant,
