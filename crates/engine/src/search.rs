@@ -1132,12 +1132,24 @@ impl Worker {
                 continue;
             }
             let tactical = is_tactical(pos, m);
-            let child = pos.after(m);
-            self.tt.prefetch(child.hash());
-            let passes = child.turn() != pos.turn();
-            let gives_check = passes && !pos.variant().king_capture() && child.in_check();
-            // Late moves that hand the turn over, in a position that is not lost: prune the hopeless.
-            if ply > 0 && best_score > -MATE_BOUND && !in_check && passes && !gives_check {
+            // Late moves that hand the turn over without giving check, in a position that is not
+            // lost: prune the hopeless. Most moves that get here are pruned, so where the turn
+            // rules tell without making the move whether it passes, it is made only if it stays.
+            let king_capture = pos.variant().king_capture();
+            let mut made = None;
+            let late = ply > 0
+                && best_score > -MATE_BOUND
+                && !in_check
+                && match pos.passes_known(m) {
+                    Some(passes) => passes && (king_capture || !pos.gives_check(m)),
+                    None => {
+                        let child = pos.after(m);
+                        let late = child.turn() != pos.turn() && (king_capture || !child.in_check());
+                        made = Some(child);
+                        late
+                    }
+                };
+            if late {
                 if !tactical {
                     if skip_quiets {
                         continue;
@@ -1159,6 +1171,9 @@ impl Worker {
                     continue;
                 }
             }
+            let child = made.unwrap_or_else(|| pos.after(m));
+            self.tt.prefetch(child.hash());
+            let gives_check = child.turn() != pos.turn() && !king_capture && child.in_check();
             self.nodes += 1;
             self.stack[ply].current = Some(m);
             self.stack[ply].moved = PieceTo::of(pos, m);

@@ -6,6 +6,7 @@ pub mod bitboard;
 pub mod board;
 pub mod fen;
 pub mod game;
+mod lookahead;
 pub mod movegen;
 pub mod notation;
 mod null_move;

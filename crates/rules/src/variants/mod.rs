@@ -152,6 +152,17 @@ pub(crate) fn transition(pos: &Position, mv: Move, fx: &MoveEffects) -> Transiti
     }
 }
 
+/// Whether `mv` hands the turn over, where the turn rules tell without playing it (see
+/// [`Position::passes_known`]).
+#[inline]
+pub(crate) fn passes_without_playing(pos: &Position, mv: Move) -> Option<bool> {
+    match pos.variant {
+        Variant::Chess => Some(true),
+        Variant::DoubleMove => Some(double_move::transition(pos, mv).passes),
+        Variant::TwoMove | Variant::Twinmove => None,
+    }
+}
+
 /// Whether the first move of the turn in progress reset the fifty-move counter (turn-counting variants).
 pub(crate) fn first_half_reset(pos: &Position) -> bool {
     match pos.variant {
