@@ -68,20 +68,30 @@ impl Accumulator {
                 self.v[c.index()] = Accumulator::perspective(net, to, c);
                 continue;
             }
-            let mut add: [&[i16; HIDDEN]; 32] = [&net.ft_bias; 32];
-            let mut sub = add;
-            for (slot, (p, sq)) in add.iter_mut().zip(&added[..na]) {
-                *slot = &net.ft_weights[feature(c, kb, *p, *sq)];
+            let row = |(p, sq): (Piece, rules::Square)| &net.ft_weights[feature(c, kb, p, sq)];
+            let (dst, src) = (&mut self.v[c.index()], &prev.v[c.index()]);
+            // The search's common cases (a quiet move, a capture) with the rows in small arrays:
+            // filling two arrays of 32 rows for them showed in profiles.
+            match (na, nr) {
+                (1, 1) => simd::update(dst, src, &[row(added[0])], &[row(removed[0])]),
+                (1, 2) => simd::update(
+                    dst,
+                    src,
+                    &[row(added[0])],
+                    &[row(removed[0]), row(removed[1])],
+                ),
+                _ => {
+                    let mut add: [&[i16; HIDDEN]; 32] = [&net.ft_bias; 32];
+                    let mut sub: [&[i16; HIDDEN]; 32] = [&net.ft_bias; 32];
+                    for (slot, x) in add.iter_mut().zip(&added[..na]) {
+                        *slot = row(*x);
+                    }
+                    for (slot, x) in sub.iter_mut().zip(&removed[..nr]) {
+                        *slot = row(*x);
+                    }
+                    simd::update(dst, src, &add[..na], &sub[..nr]);
+                }
             }
-            for (slot, (p, sq)) in sub.iter_mut().zip(&removed[..nr]) {
-                *slot = &net.ft_weights[feature(c, kb, *p, *sq)];
-            }
-            simd::update(
-                &mut self.v[c.index()],
-                &prev.v[c.index()],
-                &add[..na],
-                &sub[..nr],
-            );
         }
     }
 }
