@@ -1144,7 +1144,8 @@ impl Worker {
                     Some(passes) => passes && (king_capture || !pos.gives_check(m)),
                     None => {
                         let child = pos.after(m);
-                        let late = child.turn() != pos.turn() && (king_capture || !child.in_check());
+                        let late =
+                            child.turn() != pos.turn() && (king_capture || !child.in_check());
                         made = Some(child);
                         late
                     }

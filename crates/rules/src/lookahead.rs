@@ -93,7 +93,12 @@ mod tests {
                         checks += check as u32;
                         special += !matches!(m.kind(), MoveKind::Normal) as u32;
                         if let Some(passes) = pos.passes_known(m) {
-                            assert_eq!(passes, after.turn() != pos.turn(), "{m:?} in {}", pos.fen());
+                            assert_eq!(
+                                passes,
+                                after.turn() != pos.turn(),
+                                "{m:?} in {}",
+                                pos.fen()
+                            );
                             known += 1;
                         }
                     }
@@ -101,6 +106,9 @@ mod tests {
                 }
             }
         }
-        assert!(checks > 1000 && known > 10_000 && special > 1000, "{checks} {known} {special}");
+        assert!(
+            checks > 1000 && known > 10_000 && special > 1000,
+            "{checks} {known} {special}"
+        );
     }
 }
