@@ -84,6 +84,14 @@ impl Board {
             Some(Square(k.trailing_zeros() as u8))
         }
     }
+    /// The squares whose content differs between `self` and `other` (a piece arrived, left or was
+    /// replaced): a square's piece is fixed by which colour and role sets hold it, so any change
+    /// flips it in one of them.
+    #[inline]
+    pub fn changed_squares(&self, other: &Board) -> Bitboard {
+        let roles = (0..6).fold(0, |acc, i| acc | (self.by_role[i] ^ other.by_role[i]));
+        roles | (self.by_color[0] ^ other.by_color[0]) | (self.by_color[1] ^ other.by_color[1])
+    }
     #[inline]
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         let v = self.mailbox[sq.index()];
@@ -195,5 +203,37 @@ impl std::fmt::Debug for Board {
             writeln!(f)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rng::SplitMix64;
+    use crate::{Position, Square, Variant};
+
+    /// Along random playouts of every variant, the changed squares between any two boards of the
+    /// game are exactly the squares whose piece (or emptiness) differs.
+    #[test]
+    fn changed_squares_are_the_squares_whose_piece_differs() {
+        let mut rng = SplitMix64::new(23);
+        for v in Variant::ALL {
+            let mut pos = Position::start(v);
+            let mut boards = vec![*pos.board()];
+            for _ in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() || pos.king_captured().is_some() {
+                    break;
+                }
+                pos = pos.after(moves.as_slice()[rng.below(moves.len())]);
+                boards.push(*pos.board());
+            }
+            for a in &boards {
+                let b = &boards[rng.below(boards.len())];
+                let want = (0..64u8)
+                    .filter(|&i| a.piece_at(Square(i)) != b.piece_at(Square(i)))
+                    .fold(0u64, |acc, i| acc | 1 << i);
+                assert_eq!(a.changed_squares(b), want);
+            }
+        }
     }
 }

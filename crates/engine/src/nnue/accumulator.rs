@@ -41,21 +41,18 @@ impl Accumulator {
             [(Piece::new(Color::White, Role::Pawn), rules::Square::new(0)); 32];
         let mut removed = added;
         let (mut na, mut nr) = (0, 0);
-        for c in Color::ALL {
-            for r in Role::ALL {
-                let (a, b) = (from.pieces(c, r), to.pieces(c, r));
-                for sq in squares(b & !a) {
-                    if na < 32 {
-                        added[na] = (Piece::new(c, r), sq);
-                    }
-                    na += 1;
+        for sq in squares(from.changed_squares(to)) {
+            if let Some(p) = from.piece_at(sq) {
+                if nr < 32 {
+                    removed[nr] = (p, sq);
                 }
-                for sq in squares(a & !b) {
-                    if nr < 32 {
-                        removed[nr] = (Piece::new(c, r), sq);
-                    }
-                    nr += 1;
+                nr += 1;
+            }
+            if let Some(p) = to.piece_at(sq) {
+                if na < 32 {
+                    added[na] = (p, sq);
                 }
+                na += 1;
             }
         }
         if na > 32 || nr > 32 {
