@@ -102,6 +102,15 @@ fn uses_new_histories(variant: Variant) -> bool {
     variant == Variant::Chess
 }
 
+/// What late-move pruning does with a move that hands the turn over without giving check: search
+/// it, skip it, or skip it and every quiet move after it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pruning {
+    Keep,
+    Skip,
+    SkipQuiets,
+}
+
 /// What the singular-extension test (`Worker::singular`) says about the table's move at a node.
 enum Singular {
     /// Search the table's move this many plies deeper: 1 when it is the only good move, −1 when
@@ -1133,14 +1142,34 @@ impl Worker {
             }
             let tactical = is_tactical(pos, m);
             // Late moves that hand the turn over without giving check, in a position that is not
-            // lost: prune the hopeless. Most moves that get here are pruned, so where the turn
-            // rules tell without making the move whether it passes, it is made only if it stays.
+            // lost: prune the hopeless. What the pruning would do is decided first; only for a
+            // move it would prune is it found out whether the move hands over and checks, without
+            // making it where the turn rules tell (most such moves are pruned, so making them
+            // first cost more than the rest of the loop).
+            let pruning = if ply == 0 || best_score <= -MATE_BOUND || in_check {
+                Pruning::Keep
+            } else if !tactical {
+                if skip_quiets {
+                    Pruning::Skip
+                } else if !pv_node
+                    && depth <= 8
+                    && (quiet_count as i32 >= lmp_limit || eval + 100 + 100 * depth <= alpha)
+                {
+                    Pruning::SkipQuiets
+                } else if depth <= 8 && !see_ge(pos, m, -25 * depth * depth) {
+                    Pruning::Skip
+                } else {
+                    Pruning::Keep
+                }
+            } else if depth <= 6 && !see_ge(pos, m, -90 * depth) {
+                Pruning::Skip
+            } else {
+                Pruning::Keep
+            };
             let king_capture = pos.variant().king_capture();
             let mut made = None;
-            let late = ply > 0
-                && best_score > -MATE_BOUND
-                && !in_check
-                && match pos.passes_known(m) {
+            if pruning != Pruning::Keep {
+                let late = match pos.passes_known(m) {
                     Some(passes) => passes && (king_capture || !pos.gives_check(m)),
                     None => {
                         let child = pos.after(m);
@@ -1150,25 +1179,13 @@ impl Worker {
                         late
                     }
                 };
-            if late {
-                if !tactical {
-                    if skip_quiets {
-                        continue;
-                    }
-                    if !pv_node
-                        && depth <= 8
-                        && (quiet_count as i32 >= lmp_limit || eval + 100 + 100 * depth <= alpha)
-                    {
+                if late {
+                    if pruning == Pruning::SkipQuiets {
                         skip_quiets = true;
                         if quick_picking(pos.variant()) {
                             self.stack[ply].picker.skip_quiets();
                         }
-                        continue;
                     }
-                    if depth <= 8 && !see_ge(pos, m, -25 * depth * depth) {
-                        continue;
-                    }
-                } else if depth <= 6 && !see_ge(pos, m, -90 * depth) {
                     continue;
                 }
             }
