@@ -1136,6 +1136,7 @@ impl Worker {
         let mut searched = 0;
         let mut skip_quiets = false;
         let lmp_limit = (3 + depth * depth) / (2 - improving as i32);
+        let king_capture = pos.variant().king_capture();
         while let Some(m) = self.next_move(pos, ply) {
             if Some(m) == excluded {
                 continue;
@@ -1166,7 +1167,6 @@ impl Worker {
             } else {
                 Pruning::Keep
             };
-            let king_capture = pos.variant().king_capture();
             let mut made = None;
             if pruning != Pruning::Keep {
                 let late = match pos.passes_known(m) {
