@@ -37,8 +37,21 @@ async function seatPage(seat, viewport = DESK, init = null) {
 const rule = page => page.textContent('#turn-rule');
 const shown = page => page.evaluate(() => window.__boardFen());
 const count = (page, sel) => page.locator(sel).count();
-/** Board squares with a class that chessground shows (it hides the ones it no longer needs). */
-const marked = (page, cls) => page.evaluate(c => [...document.querySelectorAll(`cg-board square.${c}`)].filter(s => s.style.display !== 'none').length, cls);
+/**
+ * Board squares with a class that chessground shows (it hides the ones it no longer needs). Chessground
+ * draws on an animation frame after the state arrives, so this waits up to 3 s for `expected` squares
+ * and returns the count it sees then (the caller asserts it).
+ */
+async function marked(page, cls, expected) {
+  const now = () => page.evaluate(c => [...document.querySelectorAll(`cg-board square.${c}`)].filter(s => s.style.display !== 'none').length, cls);
+  const end = Date.now() + 3000;
+  let n = await now();
+  while (n !== expected && Date.now() < end) {
+    await page.waitForTimeout(50);
+    n = await now();
+  }
+  return n;
+}
 /**
  * Runs in the page before its own scripts: every WebAudio tone started goes into `window.__tones` as
  * `{tone: "<wave> <Hz>", audible, clock}` — audible when a chain of connections with a gain above zero
@@ -125,7 +138,7 @@ for (const [tag, vp] of SIZES) {
     await play(b2, { move: 'a3e3' });
     await waitGame(p2, g => g.turn === 'white' && g.phase === 'response' && g.check, 'the check');
     assert.equal(await rule(p2), 'You were checked: one response move');
-    assert.equal(await marked(p2, 'check'), 1, 'the king in check is marked');
+    assert.equal(await marked(p2, 'check', 1), 1, 'the king in check is marked');
     await p2.close();
   });
 
@@ -144,7 +157,7 @@ for (const [tag, vp] of SIZES) {
     assert.equal(g.check, false, 'the state says only the side to move is not in check');
     assert.match(await page.textContent('#status'), /Double Move: second half/);
     // Black's king is in check between the halves: marked from the SAN's "+".
-    assert.equal(await marked(page, 'check'), 1, 'the checked king is marked between the halves');
+    assert.equal(await marked(page, 'check', 1), 1, 'the checked king is marked between the halves');
     await screenshot(page, `double-move-check-between-halves-${tag}.png`);
     await page.close();
   });
@@ -159,12 +172,12 @@ for (const [tag, vp] of SIZES) {
     await move(page, 'g1f3');
     await waitGame(page, g => g.turn === 'black', 'the piece half');
     // White's own turn: both halves highlighted (the first in its own style).
-    assert.equal(await marked(page, 'first-half'), 2, 'the first half: e2 and e4');
-    assert.equal(await marked(page, 'last-move'), 2, 'the second half: g1 and f3');
+    assert.equal(await marked(page, 'first-half', 2), 2, 'the first half: e2 and e4');
+    assert.equal(await marked(page, 'last-move', 2), 2, 'the second half: g1 and f3');
     await play(b, { turn: 'e7e5,g8f6' });
     await waitGame(page, g => g.turn === 'white' && g.moves.length === 4, 'the opponent turn');
-    assert.equal(await marked(page, 'first-half'), 2, "the opponent's first half: e7 and e5");
-    assert.equal(await marked(page, 'last-move'), 2, "the opponent's second half: g8 and f6");
+    assert.equal(await marked(page, 'first-half', 2), 2, "the opponent's first half: e7 and e5");
+    assert.equal(await marked(page, 'last-move', 2), 2, "the opponent's second half: g8 and f6");
     const colours = await page.evaluate(() => [...document.querySelectorAll('cg-board square.first-half, cg-board square.last-move')].filter(s => s.style.display !== 'none').map(s => getComputedStyle(s).backgroundColor));
     assert.ok(new Set(colours).size >= 2, `the first half has its own colour (${colours})`);
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
