@@ -99,13 +99,26 @@ pub struct Hints {
 
 /// The main search's ordering score of `m` (higher first; see [`Stage`]).
 pub fn order_score(pos: &Position, m: Move, hints: &Hints, history: &History) -> i32 {
-    order_score_before_history(pos, m, hints, history)
-        .unwrap_or_else(|| history.quiet_score(pos, m, &hints.context))
+    let score = order_score_before_history(pos, m, hints, history)
+        .unwrap_or_else(|| history.quiet_score(pos, m, &hints.context));
+    if Stage::of(score) == Stage::GoodCapture && !see_ge(pos, m, 0) {
+        losing(score)
+    } else {
+        score
+    }
 }
 
-/// [`order_score`], except for a plain quiet move (not the table's move, a killer or the
-/// countermove), which is `None`: it is scored by history only when the picker reaches it, so a
-/// node that cuts off before its quiet moves never reads their history.
+/// The score of a capture scored as winning (`score` in the [`Stage::GoodCapture`] band) that
+/// loses material by SEE: the same order among the losing captures.
+fn losing(score: i32) -> i32 {
+    score - GOOD_CAPTURE + BAD_CAPTURE
+}
+
+/// [`order_score`], except that every capture but the table's move is scored as winning (the
+/// picker tests SEE only when one comes up, see [`MovePicker::next_move`]) and a plain quiet move
+/// (not the table's move, a killer or the countermove) is `None`: it is scored by history only
+/// when the picker reaches it, so a node that cuts off before its quiet moves never reads their
+/// history.
 fn order_score_before_history(
     pos: &Position,
     m: Move,
@@ -116,11 +129,7 @@ fn order_score_before_history(
         return Some(TT_MOVE);
     }
     if is_capture(pos, m) {
-        return Some(if see_ge(pos, m, 0) {
-            GOOD_CAPTURE + capture_order(pos, m, history)
-        } else {
-            BAD_CAPTURE + capture_order(pos, m, history)
-        });
+        return Some(GOOD_CAPTURE + capture_order(pos, m, history));
     }
     match m.promotion() {
         Some(Role::Queen) => return Some(QUEEN_PROMOTION),
@@ -222,7 +231,10 @@ impl MovePicker {
         let scores = &mut self.scores;
         let (mut i, mut kept) = (0, 0);
         self.moves.retain(|_| {
-            let keep = i < next || Stage::of(scores[i]) == Stage::BadCapture;
+            // (Captures still scored as winning come before any quiet move, so none is left by
+            // then; kept all the same, they would still be tested when they come up.)
+            let keep =
+                i < next || matches!(Stage::of(scores[i]), Stage::GoodCapture | Stage::BadCapture);
             if keep {
                 scores[kept] = scores[i];
                 kept += 1;
@@ -245,6 +257,16 @@ impl MovePicker {
             return None;
         }
         let mut best = self.best_from(self.next);
+        // A capture scored as winning is tested by SEE only now that it comes up (a node that cuts
+        // off earlier never pays for the test); a losing one moves down to the losing captures,
+        // at the same place among them as if it had been tested when the moves were scored.
+        while Stage::of(self.scores[best]) == Stage::GoodCapture {
+            if see_ge(pos, self.moves.as_slice()[best], 0) {
+                break;
+            }
+            self.scores[best] = losing(self.scores[best]);
+            best = self.best_from(self.next);
+        }
         if self.unscored && self.scores[best] == QUIET_UNSCORED {
             self.unscored = false;
             for i in self.next..n {
@@ -335,6 +357,53 @@ mod tests {
             assert_eq!(stage_of(quiets[0]), Stage::Killer);
             assert_eq!(stage_of(quiets[2]), Stage::Countermove);
             assert_eq!(stage_of(quiets[3]), Stage::Quiet);
+        }
+    }
+
+    /// The picker hands the moves out best first by [`order_score`], which tests every capture by
+    /// SEE up front: testing a capture only when it comes up changes nothing in the order.
+    #[test]
+    fn captures_tested_when_they_come_up_keep_the_order() {
+        let fens = [
+            (
+                Variant::Chess,
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            ),
+            (
+                Variant::Chess,
+                "1n2k3/P2p2p1/2p1p3/1q3b2/2N1P1n1/1Q3P2/2PR4/4K1R1 w - - 0 1",
+            ),
+            (
+                Variant::Chess,
+                "r1bq1rk1/pp3ppp/2n1pn2/2bp4/2P5/P1N1PN2/1PQ2PPP/R1B1KB1R w KQ - 0 8",
+            ),
+            (
+                Variant::TwoMove,
+                "r1bqkb1r/pp1npppp/3p1n2/1Bp5/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 2 3 T",
+            ),
+            (
+                Variant::DoubleMove,
+                "r2q3k/ppp3p1/2np2Pp/5b2/3P1B2/1Q4P1/PPP2P2/3R2K1 w - - 0 1 WB",
+            ),
+        ];
+        let history = History::new(4);
+        for (variant, fen) in fens {
+            let pos = Position::from_fen(variant, fen).unwrap();
+            let legal = pos.legal_moves();
+            let losing = legal
+                .iter()
+                .filter(|&&m| is_capture(&pos, m) && !see_ge(&pos, m, 0))
+                .count();
+            assert!(losing > 0, "{fen}: no losing capture to test with");
+            let hints = Hints::default();
+            let mut picker = MovePicker::new();
+            picker.generate(&pos, &hints, &history, false);
+            let mut scores = Vec::new();
+            while let Some(m) = picker.next_move(&pos, &history) {
+                scores.push(order_score(&pos, m, &hints, &history));
+            }
+            assert_eq!(scores.len(), legal.len(), "{fen}");
+            assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{fen}: {scores:?}");
         }
     }
 
