@@ -74,14 +74,17 @@ for (const [size, viewport] of SIZES) {
     await page.selectOption('#movetime', '1000');
     await lineTexts(page, 3);
     await page.waitForFunction(() => /done/.test(document.querySelector('#engine-lines .muted')?.textContent ?? ''), null, { timeout: 15000 });
-    const first = page.locator('#engine-lines .line >> nth=0');
-    const sans = await first.locator('.pv-move').allTextContents();
-    const ucis = await first.locator('.pv-move').evaluateAll(bs => bs.map(b => b.dataset.uci));
     const fen0 = await page.inputValue('#fen');
-    // the first move of a two-move turn (an unfinished turn): the line is played up to it
-    const pick = await first.locator('.pv-move').evaluateAll(bs => bs.findIndex((b, i) => b.dataset.index === '0' && bs[i + 1]?.dataset.turn === b.dataset.turn));
+    // the first move of a two-move turn (an unfinished turn): the line is played up to it. Read and
+    // clicked in one step: the search started with the page's default time may still replace the
+    // lines after the one started by choosing 1 s has reported.
+    const { sans, ucis, pick } = await page.evaluate(() => {
+      const bs = [...document.querySelectorAll('#engine-lines .line')[0].querySelectorAll('.pv-move')];
+      const pick = bs.findIndex((b, i) => b.dataset.index === '0' && bs[i + 1]?.dataset.turn === b.dataset.turn);
+      if (pick >= 0) bs[pick].click();
+      return { sans: bs.map(b => b.textContent), ucis: bs.map(b => b.dataset.uci), pick };
+    });
     assert.ok(pick >= 0, `a two-move turn in ${sans}`);
-    await first.locator(`.pv-move >> nth=${pick}`).click();
     await page.waitForFunction(k => document.querySelectorAll('#tree .mturn').length === k, pick + 1);
     const tree = await page.textContent('#tree');
     for (const s of sans.slice(0, pick + 1)) assert.ok(tree.includes(s), `${tree} has ${s}`);
