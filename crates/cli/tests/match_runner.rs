@@ -285,7 +285,12 @@ fn random_movers_play_legal_games_and_the_pgn_replays() {
         assert!(g.contains("[Variant \"Two Move Chess\"]"));
         assert!(g.contains("[TimeControl \"10+0.1\"]"));
     }
-    assert!(text.contains("1.e4 c5,d6"), "{text}");
+    // The opening's turn has no comment; the engines' turns say how long each took.
+    assert!(text.contains("1.e4 c5,d6 "), "{text}");
+    assert!(!text.contains("1.e4 {"), "{text}");
+    // (The random mover reports no score: its comments are the time alone, `{0.003s}`.)
+    let timed = text.matches("s} ").count() + text.matches("s}\n").count();
+    assert!(timed >= 4, "{text}");
     assert!(text.contains("[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 T\"]"));
 }
 
@@ -320,6 +325,8 @@ fn sprt_stops_early() {
 
 #[test]
 fn real_engine_plays_games_to_their_end() {
+    let e = engines();
+    let pgn = e.dir.path().join("real.pgn");
     let out = run_match(&[
         "--variant",
         "twinmove",
@@ -331,9 +338,41 @@ fn real_engine_plays_games_to_their_end() {
         "2",
         "--tc",
         "2+0.02",
+        "--pgn",
+        p(&pgn),
     ]);
     assert_eq!(losses_line(&out), HEALTHY, "{out}");
     assert!(!out.contains("maximum length"), "{out}");
+    // Our engine reports scores: each turn's comment is score/depth and time, e.g. {+0.35/7 0.051s}.
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let comments: Vec<&str> = text
+        .split('{')
+        .skip(1)
+        .filter_map(|c| c.split('}').next())
+        .collect();
+    let reported = comments
+        .iter()
+        .filter(|c| {
+            let Some((score, rest)) = c.split_once('/') else {
+                return false;
+            };
+            let score_ok = score.parse::<f64>().is_ok()
+                || score
+                    .strip_prefix(['+', '-'])
+                    .and_then(|m| m.strip_prefix('M'))
+                    .is_some_and(|n| n.parse::<u32>().is_ok());
+            let (depth, time) = rest.split_once(' ').unwrap_or(("", ""));
+            let time = time.split(',').next().unwrap_or("");
+            score_ok
+                && depth.parse::<u32>().is_ok()
+                && time.strip_suffix('s').is_some_and(|t| t.parse::<f64>().is_ok())
+        })
+        .count();
+    assert!(
+        comments.len() > 20 && reported == comments.len(),
+        "{reported} of {} comments with score/depth time:\n{text}",
+        comments.len()
+    );
 }
 
 fn stockfish() -> Option<String> {

@@ -49,6 +49,78 @@ impl EngineSpec {
     }
 }
 
+/// An engine's answer to `go`: the turn, and what its last `info` lines said about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thought {
+    pub turn: String,
+    pub report: Report,
+}
+
+/// A search score as UCI reports it, from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    Cp(i32),
+    /// Mate in this many (negative: being mated); turns in our dialect, moves in orthodox UCI.
+    Mate(i32),
+}
+
+/// The latest score and depth seen in `info` lines during one search (a line with a bound,
+/// `lowerbound`/`upperbound`, does not replace an exact score of the same search).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub score: Option<Score>,
+    pub depth: Option<u32>,
+}
+
+impl Report {
+    /// Takes what it understands from one `info` line; anything unreadable is ignored (a
+    /// report is only a PGN comment, never a reason to fault an engine).
+    pub fn read_info(&mut self, line: &str) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.get(1) == Some(&"string")
+            || words.contains(&"lowerbound")
+            || words.contains(&"upperbound")
+        {
+            return;
+        }
+        let at = |key: &str, k: usize| {
+            let i = words.iter().position(|w| *w == key)?;
+            words.get(i + k)?.parse::<i32>().ok()
+        };
+        let score = match words.iter().position(|w| *w == "score") {
+            Some(i) => match words.get(i + 1) {
+                Some(&"cp") => at("score", 2).map(Score::Cp),
+                Some(&"mate") => at("score", 2).map(Score::Mate),
+                _ => None,
+            },
+            None => None,
+        };
+        if let Some(sc) = score {
+            self.score = Some(sc);
+            self.depth = at("depth", 1)
+                .and_then(|d| u32::try_from(d).ok())
+                .or(self.depth);
+        }
+    }
+
+    /// The PGN comment in the form other match tools write: the score in pawns for the side
+    /// that moved (`+0.35`, `-M3`), `/depth`, then the time used (`0.251s`).
+    pub fn comment(&self, used: Duration) -> String {
+        let score = match self.score {
+            Some(Score::Cp(c)) => format!("{:+.2}", f64::from(c) / 100.0),
+            Some(Score::Mate(m)) if m < 0 => format!("-M{}", -m),
+            Some(Score::Mate(m)) => format!("+M{m}"),
+            None => String::new(),
+        };
+        let depth = match (self.score, self.depth) {
+            (Some(_), Some(d)) => format!("/{d}"),
+            _ => String::new(),
+        };
+        let sep = if score.is_empty() { "" } else { " " };
+        format!("{score}{depth}{sep}{:.3}s", used.as_secs_f64())
+    }
+}
+
 /// Why an engine could not give an answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -218,13 +290,14 @@ impl Engine {
     }
 
     /// Sends `position` and `go`, waits for `bestmove` until `limit` has passed, and returns the turn
-    /// with the time between writing `go` and reading `bestmove`.
+    /// (with the last score and depth the engine reported) and the time between writing `go` and
+    /// reading `bestmove`.
     pub fn think(
         &mut self,
         position: &str,
         go: &str,
         limit: Duration,
-    ) -> (Result<String, Fault>, Duration) {
+    ) -> (Result<Thought, Fault>, Duration) {
         if let Err(f) = self.send(position) {
             return (Err(f), Duration::ZERO);
         }
@@ -233,13 +306,19 @@ impl Engine {
             return (Err(f), start.elapsed());
         }
         let deadline = start + limit;
+        let mut report = Report::default();
         loop {
             match self.next_line(deadline) {
                 Ok((l, t)) => {
                     let mut words = l.split_whitespace();
-                    if words.next() == Some("bestmove") {
-                        let turn = words.next().unwrap_or("").to_string();
-                        return (Ok(turn), t.saturating_duration_since(start));
+                    match words.next() {
+                        Some("bestmove") => {
+                            let turn = words.next().unwrap_or("").to_string();
+                            let thought = Thought { turn, report };
+                            return (Ok(thought), t.saturating_duration_since(start));
+                        }
+                        Some("info") => report.read_info(&l),
+                        _ => {}
                     }
                 }
                 Err(f) => return (Err(f), start.elapsed()),
@@ -335,5 +414,28 @@ mod tests {
         assert_eq!(&s.argv[1..], ["uci", "--level", "1"]);
         assert!(EngineSpec::parse("", &[]).is_err());
         assert!(EngineSpec::parse("x", &["novalue".into()]).is_err());
+    }
+
+    #[test]
+    fn info_lines_make_the_comment() {
+        let mut r = Report::default();
+        assert_eq!(r.comment(Duration::from_millis(5)), "0.005s");
+        r.read_info("info depth 1 seldepth 1 score cp 18 nodes 20 pv e2e4");
+        r.read_info("info depth 12 seldepth 17 multipv 1 score cp -35 nodes 9000 pv d2d4");
+        assert_eq!(r.score, Some(Score::Cp(-35)));
+        assert_eq!(r.comment(Duration::from_millis(251)), "-0.35/12 0.251s");
+        // A bound from an aspiration failure and an `info string` do not replace the exact score.
+        r.read_info("info depth 13 score cp 90 lowerbound nodes 10000");
+        r.read_info("info string score cp 500 depth 40");
+        r.read_info("info depth 13 currmove e2e4 currmovenumber 3");
+        assert_eq!(r.comment(Duration::from_millis(300)), "-0.35/12 0.300s");
+        r.read_info("info depth 14 score mate 3 pv a1a8");
+        assert_eq!(r.comment(Duration::from_secs(1)), "+M3/14 1.000s");
+        r.read_info("info depth x score mate -2");
+        assert_eq!(r.comment(Duration::ZERO), "-M2/14 0.000s");
+        r.read_info("info score cp nonsense depth 15");
+        assert_eq!(r.score, Some(Score::Mate(-2)));
+        r.read_info("info depth 0 score cp 1234567");
+        assert_eq!(r.comment(Duration::ZERO), "+12345.67/0 0.000s");
     }
 }

@@ -353,10 +353,13 @@ pub fn run(args: MatchArgs) -> Result<ExitCode, String> {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
-                let n = f.played.game.turns().len();
-                let mut comments = vec![None; n];
+                // Each engine turn's score/depth and time; the last also says how the game ended.
+                let mut comments = f.played.notes.clone();
                 if let Some(last) = comments.last_mut() {
-                    *last = Some(f.played.detail.clone());
+                    *last = Some(match last.take() {
+                        Some(note) => format!("{note}, {}", f.played.detail),
+                        None => f.played.detail.clone(),
+                    });
                 }
                 let text = rules::pgn::write_pgn(&f.played.game, &tags, &comments);
                 if let Err(e) = out.write_all(format!("{text}\n").as_bytes()) {

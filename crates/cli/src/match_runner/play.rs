@@ -134,6 +134,9 @@ pub struct Played {
     pub termination: Termination,
     /// The full sentence for the PGN comment and messages.
     pub detail: String,
+    /// One entry per turn of `game`: for the turns the engines played, what the mover reported
+    /// (score/depth and time used, see `Report::comment`); `None` for the opening's turns.
+    pub notes: Vec<Option<String>>,
 }
 
 /// The two engines of a worker: index 0 is A, 1 is B; `None` means (re)start before the next game.
@@ -203,10 +206,26 @@ pub fn play_game(
     limits: Limits,
     max_turns: usize,
 ) -> Played {
-    let variant = seats.variant;
-    let mut game = opening
-        .game(variant)
+    let game = opening
+        .game(seats.variant)
         .expect("openings are checked when loaded");
+    let mut notes = vec![None; game.turns().len()];
+    let mut played = play_from(seats, game, a_white, limits, max_turns, &mut notes);
+    notes.resize(played.game.turns().len(), None);
+    played.notes = notes;
+    played
+}
+
+/// Plays `game` on to its end; each turn an engine plays adds its note to `notes`.
+fn play_from(
+    seats: &mut Seats,
+    mut game: Game,
+    a_white: bool,
+    limits: Limits,
+    max_turns: usize,
+    notes: &mut Vec<Option<String>>,
+) -> Played {
+    let variant = seats.variant;
     let seat = |c: Color| usize::from((c == Color::White) != a_white);
     let end = |mut game: Game, outcome: Option<Outcome>, t: Termination, detail: String| {
         if let Some(o) = outcome {
@@ -216,6 +235,7 @@ pub fn play_game(
             game,
             termination: t,
             detail,
+            notes: Vec::new(),
         }
     };
     let loses = |c: Color| Outcome::Win {
@@ -315,7 +335,7 @@ pub fn play_game(
                 d,
             )
         };
-        let turn = match answer {
+        let thought = match answer {
             Ok(t) => t,
             Err(Fault::Timeout) => {
                 seats.engines[seat(side)] = None; // still thinking: restart it for the next game
@@ -364,6 +384,7 @@ pub fn play_game(
             }
             clock[ci] = clock[ci].saturating_sub(used) + inc;
         }
+        let turn = thought.turn;
         if let Err(e) = game.play_turn_text(&turn, false) {
             let d = if turn.is_empty() {
                 format!("{} loses: bestmove without a turn", side.name())
@@ -380,6 +401,7 @@ pub fn play_game(
                 d,
             );
         }
+        notes.push(Some(thought.report.comment(used)));
     }
 }
 
