@@ -365,7 +365,9 @@ fn real_engine_plays_games_to_their_end() {
             let time = time.split(',').next().unwrap_or("");
             score_ok
                 && depth.parse::<u32>().is_ok()
-                && time.strip_suffix('s').is_some_and(|t| t.parse::<f64>().is_ok())
+                && time
+                    .strip_suffix('s')
+                    .is_some_and(|t| t.parse::<f64>().is_ok())
         })
         .count();
     assert!(
