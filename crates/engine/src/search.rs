@@ -175,7 +175,8 @@ struct Worker {
     pv: Vec<Vec<Move>>,
     /// Repetition keys of the positions from the root to the current node.
     path: Vec<u64>,
-    /// Repetition keys of the game's earlier positions that count ([`Game::earlier_repetition_keys`]).
+    /// Repetition keys of the game's earlier positions that count ([`Game::earlier_repetition_keys`])
+    /// and occurred at least twice: reaching one again is a threefold repetition.
     game_keys: Vec<u64>,
     nodes: u64,
     seldepth: usize,
@@ -595,8 +596,17 @@ impl Worker {
         for ply in self.stack.iter_mut() {
             ply.null = false;
         }
+        // A position the game has seen once is not a draw when the search returns to it: the
+        // opponent need not repeat it a third time. Only those seen twice are (the third time is a
+        // threefold); a repetition within the search path (root included) counts at once, as usual.
+        let mut earlier: Vec<u64> = game.earlier_repetition_keys().collect();
+        earlier.sort_unstable();
         self.game_keys.clear();
-        self.game_keys.extend(game.earlier_repetition_keys());
+        for w in earlier.windows(2) {
+            if w[0] == w[1] && self.game_keys.last() != Some(&w[0]) {
+                self.game_keys.push(w[0]);
+            }
+        }
         self.acc.enter(0, root.board());
         self.history.new_search();
         let multipv = limits.multipv.clamp(1, root_moves.len());
@@ -902,7 +912,8 @@ impl Worker {
         }
     }
 
-    /// Whether `pos` repeats an earlier position of the search path or of the game. Which positions
+    /// Whether `pos` repeats an earlier position of the search path, or one the game has already seen
+    /// twice (see `game_keys`). Which positions
     /// count is the rules crate's [`Position::counts_for_repetition`]; the path also holds positions
     /// that do not count, but their keys (which cover the turn state) never equal a counted one's.
     fn is_repetition(&self, pos: &Position) -> bool {

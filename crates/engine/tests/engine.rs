@@ -79,6 +79,33 @@ fn finds_mates_in_one_and_two_turns_within_a_node_budget() {
     }
 }
 
+/// Black, a rook against queen and rook, can move back into the game's first position. Seen once
+/// before, that is no draw (White need not repeat it a third time); seen twice, it is a threefold.
+#[test]
+fn a_position_seen_once_is_no_draw_but_one_seen_twice_is() {
+    let start = Position::from_fen(Variant::Chess, "6rk/8/8/8/8/8/8/R2QK3 w - - 0 1").unwrap();
+    let score_after = |moves: &[&str]| {
+        let mut game = Game::new(start);
+        for m in moves {
+            game.play_turn_text(m, false).unwrap();
+        }
+        let limits = Limits {
+            depth: Some(8),
+            ..Limits::default()
+        };
+        Searcher::new(16)
+            .search(&game, &limits, &mut |_| {})
+            .expect("a legal move exists")
+            .score
+    };
+    // ...Rg8 would bring back the first position (its second time).
+    let once = score_after(&["d1d2", "g8g7", "d2d1"]);
+    assert!(once < -300, "{once}");
+    // ...Rg8 would bring it back a third time: a draw, which Black takes.
+    let twice = score_after(&["d1d2", "g8g7", "d2d1", "g7g8", "d1d2", "g8g7", "d2d1"]);
+    assert_eq!(twice, 0);
+}
+
 #[test]
 fn the_double_move_seed_mate_is_the_best_turn() {
     let (_, r, _) = search(
