@@ -913,9 +913,9 @@ impl Worker {
     }
 
     /// Whether `pos` repeats an earlier position of the search path, or one the game has already seen
-    /// twice (see `game_keys`). Which positions
-    /// count is the rules crate's [`Position::counts_for_repetition`]; the path also holds positions
-    /// that do not count, but their keys (which cover the turn state) never equal a counted one's.
+    /// twice (see `game_keys`). Which positions count is the rules crate's
+    /// [`Position::counts_for_repetition`]; the path also holds positions that do not count, but
+    /// their keys (which cover the turn state) never equal a counted one's.
     fn is_repetition(&self, pos: &Position) -> bool {
         if !pos.counts_for_repetition() {
             return false;

@@ -83,22 +83,23 @@ impl Report {
         {
             return;
         }
-        let at = |key: &str, k: usize| {
+        // The word after `key`, and the one after that.
+        let after = |key: &str| {
             let i = words.iter().position(|w| *w == key)?;
-            words.get(i + k)?.parse::<i32>().ok()
+            Some((*words.get(i + 1)?, words.get(i + 2).copied()))
         };
-        let score = match words.iter().position(|w| *w == "score") {
-            Some(i) => match words.get(i + 1) {
-                Some(&"cp") => at("score", 2).map(Score::Cp),
-                Some(&"mate") => at("score", 2).map(Score::Mate),
+        let score = after("score").and_then(|(kind, value)| {
+            let value = value?.parse().ok()?;
+            match kind {
+                "cp" => Some(Score::Cp(value)),
+                "mate" => Some(Score::Mate(value)),
                 _ => None,
-            },
-            None => None,
-        };
+            }
+        });
         if let Some(sc) = score {
             self.score = Some(sc);
-            self.depth = at("depth", 1)
-                .and_then(|d| u32::try_from(d).ok())
+            self.depth = after("depth")
+                .and_then(|(d, _)| d.parse().ok())
                 .or(self.depth);
         }
     }
