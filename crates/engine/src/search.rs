@@ -1420,6 +1420,10 @@ impl Worker {
             let child = pos.after(m);
             self.tt.prefetch(child.hash());
             self.nodes += 1;
+            // The child's move ordering reads the moves that led to it, not what another branch
+            // left on the stack.
+            self.stack[ply].current = Some(m);
+            self.stack[ply].moved = PieceTo::of(pos, m);
             let score = self.child_qsearch(pos, &child, alpha, beta, ply + 1);
             if self.aborted {
                 return 0;
